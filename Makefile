@@ -1,0 +1,157 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# mmubench: make [ARCH=x86_64|arm64] [O=build] [SANITIZE=1]
+# "make help" lists the targets.
+
+HOST_ARCH := $(shell uname -m | sed -e 's/aarch64/arm64/')
+ARCH ?= $(HOST_ARCH)
+O ?= build
+V ?= 0
+Q := $(if $(filter 1,$(V)),,@)
+
+ifeq ($(filter $(ARCH),x86_64 arm64),)
+$(error ARCH=$(ARCH): unknown (accepted: x86_64, arm64))
+endif
+
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+VCPUS ?= 2
+MEM ?= 64M
+RUN_ARGS ?=
+
+# ---- guest ---------------------------------------------------------------
+include guest/arch/$(ARCH)/build.mk
+
+GUEST_OUT := $(O)/$(ARCH)
+NEWLIB := $(O)/newlib/$(ARCH)
+NEWLIB_STAMP := $(NEWLIB)/.stamp-$(GUEST_TRIPLE)
+NEWLIB_LIB := $(NEWLIB)/install/$(GUEST_TRIPLE)/lib
+NEWLIB_INC := $(NEWLIB)/install/$(GUEST_TRIPLE)/include
+
+GUEST_CC := clang --target=$(GUEST_TRIPLE)
+GUEST_LD := ld.lld
+GUEST_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding \
+	-fno-pic -fno-pie -fno-stack-protector -fno-omit-frame-pointer \
+	-Iinclude -isystem $(NEWLIB_INC) $(GUEST_ARCH_CFLAGS) -MMD -MP
+
+# Shared with the host, and run by the guest before it is in user mode.
+COMMON_SRCS := common/histogram.c common/layout.c common/pgtable.c \
+	common/workload.c common/arch/x86_64/pgtable.c
+GUEST_PRIV_SRCS += guest/lib/string.c $(COMMON_SRCS)
+GUEST_USER_SRCS += guest/core.c guest/libc.c guest/engine/engine.c \
+	guest/engine/standalone.c
+
+GUEST_OBJS := $(GUEST_ASM_SRCS:%.S=$(GUEST_OUT)/obj/%.o) \
+	$(GUEST_PRIV_SRCS:%.c=$(GUEST_OUT)/obj/priv/%.o) \
+	$(GUEST_USER_SRCS:%.c=$(GUEST_OUT)/obj/%.o)
+GUEST_ELF := $(GUEST_OUT)/guest.elf
+
+# ---- host ----------------------------------------------------------------
+ifeq ($(ARCH),$(HOST_ARCH))
+HOST_CC ?= gcc
+HOST_OUT := $(O)$(if $(filter 1,$(SANITIZE)),/san)
+HOST_LDFLAGS :=
+else
+HOST_CC := aarch64-linux-gnu-gcc
+HOST_OUT := $(O)/$(ARCH)
+# Static, so it can be carried to an arm64 machine or into an initramfs.
+HOST_LDFLAGS := -static
+endif
+ifeq ($(SANITIZE),1)
+HOST_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+	-fno-omit-frame-pointer
+endif
+HOST_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wshadow \
+	-Wno-missing-field-initializers -Iinclude -Ihost \
+	-DMMUB_VERSION='"$(VERSION)"' $(HOST_SAN) -MMD -MP
+HOST_SRCS := $(wildcard host/*.c host/kernel/*.c host/scenarios/*.c \
+	host/arch/$(ARCH)/*.c) $(COMMON_SRCS) guest/engine/engine.c
+HOST_OBJS := $(HOST_SRCS:%.c=$(HOST_OUT)/obj/host/%.o)
+HOST_BIN := $(HOST_OUT)/mmubench
+
+.PHONY: all host guest newlib deps run test bench kernel clean help unit
+all: host guest
+
+host: $(HOST_BIN)
+guest: $(GUEST_ELF)
+
+$(HOST_BIN): $(HOST_OBJS)
+	@echo "  LD      $@"
+	$(Q)$(HOST_CC) $(HOST_SAN) $(HOST_LDFLAGS) -o $@ $^ -lpthread -lm
+
+$(HOST_OUT)/obj/host/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) -c -o $@ $<
+
+newlib: $(NEWLIB_STAMP)
+$(NEWLIB_STAMP): guest/libc/build-newlib.sh
+	@echo "  NEWLIB  $(ARCH) (first build only, about a minute)"
+	$(Q)guest/libc/build-newlib.sh $(ARCH) $(NEWLIB)
+
+$(GUEST_OUT)/obj/priv/%.o: %.c $(NEWLIB_STAMP)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	$(Q)$(GUEST_CC) $(GUEST_CFLAGS) $(GUEST_PRIV_FLAGS) -c -o $@ $<
+
+$(GUEST_OUT)/obj/%.o: %.c $(NEWLIB_STAMP)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	$(Q)$(GUEST_CC) $(GUEST_CFLAGS) -c -o $@ $<
+
+$(GUEST_OUT)/obj/%.o: %.S
+	@mkdir -p $(dir $@)
+	@echo "  AS      $@"
+	$(Q)$(GUEST_CC) $(GUEST_CFLAGS) -Iguest/arch/$(ARCH) -c -o $@ $<
+
+$(GUEST_ELF): $(GUEST_OBJS) linker/$(ARCH).ld
+	@echo "  LD      $@"
+	$(Q)$(GUEST_LD) -static -nostdlib -T linker/$(ARCH).ld -o $@ \
+		$(GUEST_OBJS) $(NEWLIB_LIB)/libc.a $(NEWLIB_LIB)/libm.a
+
+-include $(GUEST_OBJS:.o=.d) $(HOST_OBJS:.o=.d)
+
+# ---- use -----------------------------------------------------------------
+deps:
+	$(Q)ci/deps.sh
+
+# The default job: on /dev/kvm directly, otherwise inside a nested kernel
+# with KVM under QEMU (built once, cached outside the checkout).
+run: all
+	$(Q)ci/kvm-exec.sh --arch $(ARCH) $(HOST_BIN) $(GUEST_ELF) touch \
+		-v $(VCPUS) -b $(MEM) $(RUN_ARGS)
+
+test:
+	$(Q)test/run.sh
+
+bench: all
+	$(Q)ci/kvm-exec.sh --arch $(ARCH) $(HOST_BIN) $(GUEST_ELF) bench \
+		-v 1 -b $(MEM) $(RUN_ARGS)
+
+kernel:
+	$(Q)ci/kernel/build.sh --arch $(ARCH) $(if $(PATCHES),--series $(PATCHES))
+
+clean:
+	rm -rf $(O)/$(ARCH)/obj $(O)/obj $(O)/san $(HOST_BIN) $(GUEST_ELF)
+
+help:
+	@echo "make [ARCH=x86_64|arm64] [O=build] TARGET"
+	@echo "  all      host harness $(O)/mmubench and guest $(O)/<arch>/guest.elf"
+	@echo "  deps     install the Debian packages needed (apt, idempotent)"
+	@echo "  newlib   build newlib for the guest (cached in $(O)/newlib)"
+	@echo "  run      run 'touch' (VCPUS=$(VCPUS) MEM=$(MEM) RUN_ARGS=...);"
+	@echo "           without /dev/kvm, inside a nested kernel under QEMU"
+	@echo "  bench    figures about mmubench itself (not a test)"
+	@echo "  test     the bats suites (host built with ASan/UBSan)"
+	@echo "  kernel   build the nested test kernel [PATCHES=<series>]"
+	@echo "  clean    remove objects (keeps newlib and kernel caches)"
+	@echo "  SANITIZE=1 builds the host with ASan/UBSan into $(O)/san/"
+
+# ---- unit tests of the shared code (host-built, sanitized) ---------------
+UNIT_BIN := $(O)/san/unit-tests
+unit: $(UNIT_BIN)
+$(UNIT_BIN): test/unit/unit.c $(COMMON_SRCS) $(wildcard include/mmubench/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	$(Q)gcc -std=gnu11 -O1 -g -Wall -Wextra -Werror -Iinclude \
+		-fsanitize=address,undefined -fno-sanitize-recover=undefined \
+		-o $@ test/unit/unit.c $(COMMON_SRCS)

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * x86_64 entries into the guest image.
+ *
+ * entry64:      mmubench's VMM starts every vCPU here in long mode at CPL0
+ *               with paging on (tables built by the host), RDI = boot info,
+ *               RSI = vCPU index, RSP = top of that vCPU's kernel stack.
+ * pvh_start32:  QEMU -kernel (PVH boot, the ELF note below): 32-bit flat
+ *               protected mode, paging off, EBX = hvm_start_info.
+ *
+ * Both end in x86_cpl0_init(), which drops to CPL3 where the workload runs.
+ */
+#include "x86.h"
+
+	.section .text.head, "ax"
+	.code64
+	.globl entry64
+entry64:
+	cld
+	call	x86_cpl0_init
+	ud2
+
+/* CPL3 from here: RDI = boot info, RSI = vCPU, RSP = user stack top. */
+	.globl x86_user_entry
+x86_user_entry:
+	fninit
+	call	guest_main
+	ud2
+
+	.code32
+	.globl pvh_start32
+pvh_start32:
+	cli
+	cld
+	mov	%ebx, %edi
+	mov	$pvh_stack_top, %esp
+
+	/* Identity-map the first 1 GiB with 2M pages, enough to reach C. */
+	mov	$pvh_pd, %edx
+	xor	%ecx, %ecx
+1:	mov	%ecx, %eax
+	shl	$21, %eax
+	or	$0x83, %eax
+	mov	%eax, (%edx, %ecx, 8)
+	movl	$0, 4(%edx, %ecx, 8)
+	inc	%ecx
+	cmp	$512, %ecx
+	jne	1b
+	mov	$pvh_pd, %eax
+	or	$3, %eax
+	mov	%eax, pvh_pdpt
+	mov	$pvh_pdpt, %eax
+	or	$3, %eax
+	mov	%eax, pvh_pml4
+
+	mov	%cr4, %eax
+	or	$X86_CR4_PAE, %eax
+	mov	%eax, %cr4
+	mov	$pvh_pml4, %eax
+	mov	%eax, %cr3
+	mov	$MSR_EFER, %ecx
+	rdmsr
+	or	$(EFER_LME | EFER_NXE), %eax
+	wrmsr
+	mov	%cr0, %eax
+	or	$(X86_CR0_PG | X86_CR0_PE), %eax
+	mov	%eax, %cr0
+	lgdt	x86_gdt_desc
+	ljmp	$KERNEL_CS, $pvh_start64
+
+	.code64
+pvh_start64:
+	mov	$KERNEL_DS, %eax
+	mov	%eax, %ds
+	mov	%eax, %es
+	mov	%eax, %ss
+	mov	%eax, %fs
+	mov	%eax, %gs
+	mov	%edi, %edi
+	mov	$pvh_stack_top, %rsp
+	call	pvh_main
+	ud2
+
+/* Exception stubs: push a zero error code where the CPU pushes none. */
+.macro exc_stub vec, has_err
+	.align 16
+	.if \has_err == 0
+	pushq	$0
+	.endif
+	pushq	$\vec
+	jmp	x86_exc_common
+.endm
+
+	.align 16
+	.globl x86_exc_stubs
+x86_exc_stubs:
+	exc_stub 0, 0
+	exc_stub 1, 0
+	exc_stub 2, 0
+	exc_stub 3, 0
+	exc_stub 4, 0
+	exc_stub 5, 0
+	exc_stub 6, 0
+	exc_stub 7, 0
+	exc_stub 8, 1
+	exc_stub 9, 0
+	exc_stub 10, 1
+	exc_stub 11, 1
+	exc_stub 12, 1
+	exc_stub 13, 1
+	exc_stub 14, 1
+	exc_stub 15, 0
+	exc_stub 16, 0
+	exc_stub 17, 1
+	exc_stub 18, 0
+	exc_stub 19, 0
+	exc_stub 20, 0
+	exc_stub 21, 1
+	exc_stub 22, 0
+	exc_stub 23, 0
+	exc_stub 24, 0
+	exc_stub 25, 0
+	exc_stub 26, 0
+	exc_stub 27, 0
+	exc_stub 28, 0
+	exc_stub 29, 1
+	exc_stub 30, 1
+	exc_stub 31, 0
+
+x86_exc_common:
+	mov	%rsp, %rdi
+	and	$-16, %rsp
+	call	x86_exception
+	ud2
+
+	.bss
+	.align 4096
+pvh_pml4:
+	.skip 4096
+pvh_pdpt:
+	.skip 4096
+pvh_pd:
+	.skip 4096
+	.skip 16384
+pvh_stack_top:
+
+/* PVH entry point for QEMU: XEN_ELFNOTE_PHYS32_ENTRY (18). */
+	.section .note.Xen, "a", @note
+	.align 4
+	.long	4
+	.long	4
+	.long	18
+	.asciz	"Xen"
+	.align 4
+	.long	pvh_start32
+
+/* Boot protocol version, checked by mmubench's loader. */
+	.section .note.mmubench, "a", @note
+	.align 4
+	.long	9
+	.long	4
+	.long	MMUB_NOTE_VERSION_ASM
+	.asciz	"mmubench"
+	.align 4
+	.long	MMUB_BOOT_VERSION_ASM

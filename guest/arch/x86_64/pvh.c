@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * PVH boot under QEMU -kernel: no VMM prepared anything, so at CPL0 the
+ * guest reads its command line and memory map, places its memory with the
+ * shared layout, builds its page tables with the shared builder, measures
+ * the TSC against the PIT, and joins the common path as a standalone run.
+ *
+ * Command line: vcpus=1 mem=64m page=4k|2m|1g plus the workload's words
+ * (see include/mmubench/workload.h), e.g. "passes=3 stride=2m random=1".
+ */
+#include <mmubench/boot.h>
+#include <mmubench/pgtable.h>
+#include "x86.h"
+#include "../../guest.h"
+
+#define HVM_START_MAGIC	0x336ec578
+#define E820_RAM	1
+#define PIT_HZ		1193182
+
+struct hvm_start_info {
+	u32 magic;
+	u32 version;
+	u32 flags;
+	u32 nr_modules;
+	u64 modlist_paddr;
+	u64 cmdline_paddr;
+	u64 rsdp_paddr;
+	u64 memmap_paddr;
+	u32 memmap_entries;
+	u32 reserved;
+};
+
+struct hvm_memmap_entry {
+	u64 addr;
+	u64 size;
+	u32 type;
+	u32 reserved;
+};
+
+struct pvh_args {
+	u32 vcpus;
+	u64 mem;
+	u64 page;
+};
+
+static struct mmub_boot_info pvh_bi;
+extern char __image_start[], __image_end[];
+__attribute__((noreturn)) void x86_cpl0_init(struct mmub_boot_info *bi,
+					     u64 cpu);
+
+static void early_puts(const char *s)
+{
+	while (*s)
+		asm volatile("outb %b0, %w1" : : "a"(*s++), "Nd"(COM1_PORT));
+}
+
+__attribute__((noreturn))
+static void early_fail(const char *what, const char *detail)
+{
+	early_puts("MMUB error: ");
+	early_puts(what);
+	early_puts(detail);
+	early_puts("\nMMUB-EXIT status=2\n");
+	asm volatile("outl %0, %w1" : : "a"(2), "Nd"(QEMU_DEBUG_EXIT_PORT));
+	for (;;)
+		asm volatile("cli; hlt");
+}
+
+static u8 inb(u16 port)
+{
+	u8 v;
+
+	asm volatile("inb %w1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
+
+static void outb(u16 port, u8 v)
+{
+	asm volatile("outb %b0, %w1" : : "a"(v), "Nd"(port));
+}
+
+static u64 rdtsc(void)
+{
+	u32 lo, hi;
+
+	asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((u64)hi << 32) | lo;
+}
+
+/* Count TSC ticks over 50 ms of PIT channel 2 (mode 0, gate via 0x61). */
+static u64 tsc_hz_from_pit(void)
+{
+	u16 count = PIT_HZ / 20;
+	u64 t0, t1;
+
+	outb(0x61, (inb(0x61) & ~0x02) | 0x01);
+	outb(0x43, 0xb0);
+	outb(0x42, count & 0xff);
+	outb(0x42, count >> 8);
+	t0 = rdtsc();
+	while (!(inb(0x61) & 0x20))
+		;
+	t1 = rdtsc();
+	return (t1 - t0) * 20;
+}
+
+static int parse_arg(struct pvh_args *a, char *key, char *val)
+{
+	u64 v;
+
+	if (!val)
+		return -1;
+	if (key[0] == 'v' && key[1] == 'c' && key[5] == 0 &&
+	    key[2] == 'p' && key[3] == 'u' && key[4] == 's') {
+		if (mmub_parse_size(val, &v) || !v || v > MMUB_MAX_VCPUS)
+			return -1;
+		a->vcpus = (u32)v;
+		return 0;
+	}
+	if (key[0] == 'm' && key[1] == 'e' && key[2] == 'm' && !key[3])
+		return mmub_parse_size(val, &a->mem) || !a->mem ? -1 : 0;
+	if (key[0] == 'p' && key[1] == 'a' && key[2] == 'g' &&
+	    key[3] == 'e' && !key[4])
+		return mmub_parse_size(val, &a->page) ? -1 : 0;
+	return mmub_wl_parse_word(&pvh_bi.wl, key, val);
+}
+
+/* Split the command line in place into key=value words. */
+static void parse_cmdline(struct pvh_args *a, char *s)
+{
+	char *key, *val;
+	int r;
+
+	while (s && *s) {
+		while (*s == ' ')
+			s++;
+		if (!*s)
+			break;
+		key = s;
+		val = NULL;
+		while (*s && *s != ' ') {
+			if (*s == '=' && !val) {
+				*s = 0;
+				val = s + 1;
+			}
+			s++;
+		}
+		if (*s)
+			*s++ = 0;
+		r = parse_arg(a, key, val);
+		if (r < 0)
+			early_fail("bad value for guest command line key ", key);
+		/* Unknown words (e.g. QEMU's own) are ignored on purpose. */
+	}
+}
+
+static u64 ram_end_of(const struct hvm_start_info *si, u64 addr)
+{
+	const struct hvm_memmap_entry *m;
+	u32 i;
+
+	if (si->version < 1 || !si->memmap_paddr)
+		return 0;
+	m = (const struct hvm_memmap_entry *)si->memmap_paddr;
+	for (i = 0; i < si->memmap_entries; i++)
+		if (m[i].type == E820_RAM && addr >= m[i].addr &&
+		    addr - m[i].addr < m[i].size)
+			return m[i].addr + m[i].size;
+	return 0;
+}
+
+static void *identity(void *ctx, u64 gpa)
+{
+	(void)ctx;
+	return (void *)gpa;
+}
+
+static void build_tables(const struct mmub_layout *l, struct mmub_pt *pt)
+{
+	u32 sys = MMUB_PROT_WRITE | MMUB_PROT_EXEC | MMUB_PROT_USER;
+	u32 test = MMUB_PROT_WRITE | MMUB_PROT_USER;
+
+	if (pvh_bi.flags & MMUB_BOOT_TEST_EXEC)
+		test |= MMUB_PROT_EXEC;
+	if (mmub_pt_init(pt, &mmub_pt_x86_64, identity, NULL, l->pgtable,
+			 l->pgtable_size))
+		early_fail("page tables: ", "bad pool");
+	/* Page 0 stays unmapped so a NULL dereference faults. */
+	if (mmub_pt_map(pt, MMUB_SZ_4K, MMUB_SZ_4K, l->sys_end - MMUB_SZ_4K,
+			MMUB_SZ_4K, sys) ||
+	    mmub_pt_map(pt, l->test_gpa, l->test_gpa, l->test_size,
+			l->guest_page, test))
+		early_fail("page tables: ", "pool too small or page size "
+			   "not supported");
+}
+
+__attribute__((noreturn))
+void pvh_main(struct hvm_start_info *si)
+{
+	struct pvh_args a = { .vcpus = 1, .mem = 64 * MMUB_MIB,
+			      .page = MMUB_SZ_4K };
+	u64 image_start = (u64)__image_start, image_end = (u64)__image_end;
+	struct mmub_layout l;
+	struct mmub_pt pt;
+	u64 ram_end;
+
+	if (si->magic != HVM_START_MAGIC)
+		early_fail("PVH: ", "bad start_info magic");
+	mmub_wl_defaults(&pvh_bi.wl);
+	parse_cmdline(&a, (char *)si->cmdline_paddr);
+	if (a.vcpus != 1)
+		early_fail("vcpus: ", "the x86_64 PVH entry runs 1 vCPU "
+			   "(use mmubench's VMM for more)");
+	if (a.page == MMUB_SZ_1G)
+		early_fail("page=1g: ", "not offered by the PVH entry");
+	if (mmub_layout_compute(&l, 0, image_start, image_end, a.vcpus, 0,
+				a.mem, a.page))
+		early_fail("mem/page: ", "mem must be a multiple of page "
+			   "(4k or 2m)");
+	ram_end = ram_end_of(si, image_start);
+	if (!ram_end || l.test_gpa + l.test_size > ram_end)
+		early_fail("mem: ", "larger than the RAM QEMU gave (-m)");
+	if (pvh_bi.wl.stride > l.test_size)
+		early_fail("stride: ", "larger than mem");
+
+	/* RAM from QEMU is zero, but a warm reset may not be: clear ours. */
+	__builtin_memset((void *)l.mailbox, 0, l.pgtable - l.mailbox);
+	pvh_bi.flags |= MMUB_BOOT_STANDALONE;
+	build_tables(&l, &pt);
+	mmub_boot_info_init(&pvh_bi, &l);
+	pvh_bi.pgtable_root = pt.root;
+	pvh_bi.clk_hz = tsc_hz_from_pit();
+	asm volatile("mov %0, %%cr3" : : "r"(pt.root) : "memory");
+	x86_cpl0_init(&pvh_bi, 0);
+}

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmubench: measure what KVM's second-stage MMU costs while a guest
+ * touches its memory.  "mmubench SCENARIO [options]".
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "scenarios/scenarios.h"
+
+#ifndef MMUB_VERSION
+#define MMUB_VERSION "unknown"
+#endif
+
+struct scenario {
+	const char *name;
+	int (*run)(const struct run_config *cfg);
+	const char *help;
+};
+
+static const struct scenario scenarios[] = {
+	{ "touch", scenario_touch,
+	  "populate, then -i passes; time, pages/s, latency, KVM stats" },
+	{ "bench", scenario_bench,
+	  "figures about mmubench itself: boot time, guest/host loop ratio, "
+	  "exits per pass" },
+};
+
+void cli_usage(FILE *f)
+{
+	fprintf(f,
+"usage: mmubench SCENARIO [options]\n"
+"\n"
+"Scenarios:\n");
+	for (size_t i = 0; i < MMUB_ARRAY_SIZE(scenarios); i++)
+		fprintf(f, "  %-8s %s\n", scenarios[i].name, scenarios[i].help);
+	fprintf(f,
+"\n"
+"Options (as in KVM's dirty_log_perf_test where they overlap):\n"
+"  -v N             vCPUs (1..64; default 1)\n"
+"  -b SIZE          test memory per vCPU, k/m/g suffix (default 128M)\n"
+"  -s BACKING       anonymous, anonymous_thp, anonymous_hugetlb_2mb,\n"
+"                   anonymous_hugetlb_1gb, shmem, shared_hugetlb, memfd\n"
+"                   (default anonymous)\n"
+"  -x N             split the test memory over N memslots (default 1)\n"
+"  -i N             passes after the populate pass (default 2)\n"
+"  -w PCT           share of accesses that write, 0..100 (default 100)\n"
+"  -a               visit pages in a seeded random order\n"
+"  -r SEED          seed for -a and for -w below 100 (default 1)\n"
+"  -c CPU,CPU,...   pin vCPU i to host CPU i of the list\n"
+"  --guest-page P   guest page size mapping the test memory: 4k, 2m, 1g\n"
+"  --touch STRIDE   one 8-byte access per 4k, 2m or 1g (default 4k)\n"
+"  --fraction F     touch only the first F of each vCPU's share, 0.25 or 25%%\n"
+"  --ranges LIST    touch only OFFSET+LENGTH ranges of the test memory\n"
+"  --repeat R       run everything R times (default 1)\n"
+"  --json FILE      write all results as one JSON document (atomically)\n"
+"  --no-populate    do not pre-fault host memory before the guest runs\n"
+"  --reserve-hugepages  raise the hugetlb pool for the run, restore after\n"
+"  --watchdog SEC   stop a guest that makes no progress (default 30)\n"
+"  --guest FILE     guest image (default: <arch>/guest.elf by the binary)\n"
+"  --no-latency     do not time each access in the guest\n"
+"  --debug-action A fault or hang on purpose (tests the error paths)\n"
+"  --help           this text\n"
+"\n"
+"Needs /dev/kvm (root or group kvm). Version " MMUB_VERSION ".\n");
+}
+
+static void on_signal(int sig)
+{
+	hugetlb_restore();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+int main(int argc, char **argv)
+{
+	struct run_config cfg;
+
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		cli_usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("mmubench %s\n", MMUB_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < MMUB_ARRAY_SIZE(scenarios); i++) {
+		if (strcmp(argv[1], scenarios[i].name))
+			continue;
+		cli_parse(&cfg, argc - 1, argv + 1);
+		atexit(hugetlb_restore);
+		signal(SIGINT, on_signal);
+		signal(SIGTERM, on_signal);
+		setvbuf(stdout, NULL, _IOLBF, 0);
+		return scenarios[i].run(&cfg);
+	}
+	die("%s: unknown scenario (accepted: touch, bench)", argv[1]);
+}

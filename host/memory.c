@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Backing sources for the test memory, named as KVM's selftests name
+ * them, and the hugetlb pools they need.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <linux/memfd.h>
+#include "mmubench.h"
+
+#ifndef MAP_HUGE_2MB
+#define MAP_HUGE_2MB	(21 << MAP_HUGE_SHIFT)
+#define MAP_HUGE_1GB	(30 << MAP_HUGE_SHIFT)
+#endif
+
+const char *const backing_names[BACKING_NR] = {
+	[BACKING_ANONYMOUS] = "anonymous",
+	[BACKING_ANONYMOUS_THP] = "anonymous_thp",
+	[BACKING_ANONYMOUS_HUGETLB_2MB] = "anonymous_hugetlb_2mb",
+	[BACKING_ANONYMOUS_HUGETLB_1GB] = "anonymous_hugetlb_1gb",
+	[BACKING_SHMEM] = "shmem",
+	[BACKING_SHARED_HUGETLB] = "shared_hugetlb",
+	[BACKING_MEMFD] = "memfd",
+};
+
+struct pool_restore {
+	char path[128];
+	u64 old;
+	bool raised;
+};
+
+static struct pool_restore pools[2];
+
+u64 backing_page_size(enum backing_type t)
+{
+	switch (t) {
+	case BACKING_ANONYMOUS_THP:
+	case BACKING_ANONYMOUS_HUGETLB_2MB:
+	case BACKING_SHARED_HUGETLB:
+		return MMUB_SZ_2M;
+	case BACKING_ANONYMOUS_HUGETLB_1GB:
+		return MMUB_SZ_1G;
+	default:
+		return MMUB_SZ_4K;
+	}
+}
+
+static const char *pool_dir(u64 page)
+{
+	return page == MMUB_SZ_1G ?
+	       "/sys/kernel/mm/hugepages/hugepages-1048576kB" :
+	       "/sys/kernel/mm/hugepages/hugepages-2048kB";
+}
+
+void hugetlb_restore(void)
+{
+	u32 i;
+
+	for (i = 0; i < MMUB_ARRAY_SIZE(pools); i++) {
+		if (!pools[i].raised)
+			continue;
+		pools[i].raised = false;
+		if (write_sysfs_u64(pools[i].path, pools[i].old))
+			err_msg("could not restore %s to %llu", pools[i].path,
+				(unsigned long long)pools[i].old);
+	}
+}
+
+/* Make sure @size bytes of @page hugetlb pages are free, or say how. */
+static void hugetlb_check(enum backing_type t, u64 size, bool reserve)
+{
+	u64 page = backing_page_size(t), need = size / page, nr, free_pages;
+	struct pool_restore *p = &pools[page == MMUB_SZ_1G];
+	char path[160];
+
+	snprintf(path, sizeof(path), "%s/free_hugepages", pool_dir(page));
+	if (read_sysfs_u64(path, &free_pages))
+		die("-s %s: this kernel has no %s hugetlb pool (%s): "
+		    "CONFIG_HUGETLBFS is needed", backing_names[t],
+		    page == MMUB_SZ_1G ? "1G" : "2M", pool_dir(page));
+	if (free_pages >= need)
+		return;
+	snprintf(p->path, sizeof(p->path), "%s/nr_hugepages", pool_dir(page));
+	if (!reserve)
+		die("-s %s: hugetlb pool too small: %llu free, %llu needed; "
+		    "raise %s by %llu or pass --reserve-hugepages",
+		    backing_names[t], (unsigned long long)free_pages,
+		    (unsigned long long)need, p->path,
+		    (unsigned long long)(need - free_pages));
+	if (read_sysfs_u64(p->path, &nr))
+		die("--reserve-hugepages: cannot read %s", p->path);
+	p->old = nr;
+	p->raised = true;
+	if (write_sysfs_u64(p->path, nr + need - free_pages) ||
+	    read_sysfs_u64(path, &free_pages) || free_pages < need)
+		die("--reserve-hugepages: could only get %llu of %llu free "
+		    "pages in %s (root needed; memory may be fragmented)",
+		    (unsigned long long)free_pages, (unsigned long long)need,
+		    p->path);
+}
+
+static void thp_check(void)
+{
+	char buf[128] = "";
+	int fd = open("/sys/kernel/mm/transparent_hugepage/enabled", O_RDONLY);
+
+	if (fd < 0)
+		die("-s anonymous_thp: this kernel has no THP "
+		    "(CONFIG_TRANSPARENT_HUGEPAGE)");
+	if (read(fd, buf, sizeof(buf) - 1) < 0)
+		buf[0] = 0;
+	close(fd);
+	if (strstr(buf, "[never]"))
+		die("-s anonymous_thp: THP is disabled; echo madvise > "
+		    "/sys/kernel/mm/transparent_hugepage/enabled");
+}
+
+/* @align > 4K over-maps so that the start can be aligned (THP). */
+static int map_anon(struct backing *b, int flags, u64 align)
+{
+	b->map_len = b->size + (align > MMUB_SZ_4K ? align : 0);
+	b->map = mmap(NULL, b->map_len, PROT_READ | PROT_WRITE,
+		      MAP_ANONYMOUS | MAP_NORESERVE | flags, -1, 0);
+	if (b->map == MAP_FAILED)
+		return -1;
+	b->hva = (u8 *)mmub_align_up((u64)b->map, mmub_max(align, MMUB_SZ_4K));
+	return 0;
+}
+
+static int map_fd(struct backing *b, unsigned int memfd_flags)
+{
+	b->fd = memfd_create("mmubench", MFD_CLOEXEC | memfd_flags);
+	if (b->fd < 0 || ftruncate(b->fd, (off_t)b->size))
+		return -1;
+	b->map_len = b->size;
+	b->map = mmap(NULL, b->size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      b->fd, 0);
+	if (b->map == MAP_FAILED)
+		return -1;
+	b->hva = b->map;
+	return 0;
+}
+
+int backing_create(struct backing *b, enum backing_type t, u64 size,
+		   bool reserve)
+{
+	int r;
+
+	memset(b, 0, sizeof(*b));
+	b->type = t;
+	b->size = size;
+	b->page = backing_page_size(t);
+	b->fd = -1;
+	b->map = MAP_FAILED;
+	if (t == BACKING_ANONYMOUS_HUGETLB_2MB ||
+	    t == BACKING_ANONYMOUS_HUGETLB_1GB || t == BACKING_SHARED_HUGETLB)
+		hugetlb_check(t, size, reserve);
+
+	switch (t) {
+	case BACKING_ANONYMOUS:
+		r = map_anon(b, MAP_PRIVATE, MMUB_SZ_4K);
+		break;
+	case BACKING_ANONYMOUS_THP:
+		thp_check();
+		r = map_anon(b, MAP_PRIVATE, MMUB_SZ_2M);
+		if (!r && madvise(b->hva, size, MADV_HUGEPAGE))
+			r = -1;
+		break;
+	case BACKING_ANONYMOUS_HUGETLB_2MB:
+		r = map_anon(b, MAP_PRIVATE | MAP_HUGETLB | MAP_HUGE_2MB, 0);
+		break;
+	case BACKING_ANONYMOUS_HUGETLB_1GB:
+		r = map_anon(b, MAP_PRIVATE | MAP_HUGETLB | MAP_HUGE_1GB, 0);
+		break;
+	case BACKING_SHMEM:
+		r = map_anon(b, MAP_SHARED, 0);
+		break;
+	case BACKING_SHARED_HUGETLB:
+		r = map_fd(b, MFD_HUGETLB | MFD_HUGE_2MB);
+		break;
+	case BACKING_MEMFD:
+		r = map_fd(b, 0);
+		break;
+	default:
+		errno = EINVAL;
+		r = -1;
+	}
+	return r;
+}
+
+/*
+ * Fault every host page in before timing, so that first-touch figures
+ * measure KVM and not the host's own page allocation (which is slow on
+ * hosts whose memory was given back to an outer hypervisor).
+ */
+void backing_populate(struct backing *b)
+{
+	u64 off;
+
+	for (off = 0; off < b->size; off += MMUB_SZ_4K)
+		((volatile u8 *)b->hva)[off] = 0;
+}
+
+void backing_destroy(struct backing *b)
+{
+	if (b->map && b->map != MAP_FAILED)
+		munmap(b->map, b->map_len);
+	if (b->fd >= 0)
+		close(b->fd);
+	b->map = MAP_FAILED;
+	b->fd = -1;
+}

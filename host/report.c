@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Tables and JSON for the scenarios; see report.h. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include "report.h"
+
+#ifndef MMUB_VERSION
+#define MMUB_VERSION "unknown"
+#endif
+
+/* Always shown in the stats table, even when they did not move. */
+static const char *const key_stats[] = {
+	"pages_4k", "pages_2m", "pages_1g", "pf_fixed", "pf_taken", "exits",
+	"remote_tlb_flush",
+};
+
+static void snap_take(struct vm *vm, struct snap *s)
+{
+	u32 nv = vm->vcpus[0].stats.n;
+	u64 *tmp = calloc(nv + 1, sizeof(u64));
+
+	s->vm = calloc(vm->stats.n + 1, sizeof(u64));
+	s->vcpu = calloc(nv + 1, sizeof(u64));
+	if (!tmp || !s->vm || !s->vcpu)
+		die("out of memory");
+	if (kstats_read(&vm->stats, s->vm))
+		err_msg("reading VM stats failed");
+	for (u32 i = 0; i < vm->cfg->nr_vcpus; i++) {
+		if (kstats_read(&vm->vcpus[i].stats, tmp))
+			err_msg("reading vCPU %u stats failed", i);
+		for (u32 k = 0; k < nv; k++)
+			s->vcpu[k] += tmp[k];
+	}
+	free(tmp);
+}
+
+void phase_begin(struct vm *vm, struct phase *p, const char *name)
+{
+	memset(p, 0, sizeof(*p));
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	p->nr_vcpus = vm->cfg->nr_vcpus;
+	snap_take(vm, &p->before);
+	p->wall_ms = now_ms();
+}
+
+void phase_end(struct vm *vm, struct phase *p, bool guest_results)
+{
+	p->wall_ms = now_ms() - p->wall_ms;
+	snap_take(vm, &p->after);
+	if (!guest_results)
+		return;
+	p->pass = calloc(p->nr_vcpus, sizeof(*p->pass));
+	p->lat = calloc(p->nr_vcpus, sizeof(*p->lat));
+	if (!p->pass || !p->lat)
+		die("out of memory");
+	for (u32 i = 0; i < p->nr_vcpus; i++) {
+		p->pass[i] = vm->vcpus[i].mb->last;
+		p->lat[i] = vm->vcpus[i].mb->lat;
+	}
+}
+
+void phase_free(struct phase *p)
+{
+	free(p->before.vm);
+	free(p->before.vcpu);
+	free(p->after.vm);
+	free(p->after.vcpu);
+	free(p->pass);
+	free(p->lat);
+}
+
+double cycles_to_ns(const struct vm *vm, u64 cycles)
+{
+	return vm->bi->clk_hz ? (double)cycles * 1e9 / (double)vm->bi->clk_hz :
+				0;
+}
+
+void report_header(const struct vm *vm, const char *scenario)
+{
+	const struct run_config *c = vm->cfg;
+	char b[32], g[32], s[32];
+
+	printf("mmubench %s: %u vCPU%s x %s, backing %s, guest pages %s, "
+	       "stride %s, %u slot%s, writes %u%%, %s, fraction %.4g\n",
+	       scenario, c->nr_vcpus, c->nr_vcpus > 1 ? "s" : "",
+	       fmt_size(c->vcpu_bytes, b, sizeof(b)),
+	       backing_names[c->backing], fmt_size(c->guest_page, g, sizeof(g)),
+	       fmt_size(c->wl.stride, s, sizeof(s)), c->nr_slots,
+	       c->nr_slots > 1 ? "s" : "", c->wl.write_pct,
+	       c->wl.flags & MMUB_WL_RANDOM ? "random order" : "sequential",
+	       c->wl.fraction_ppm / 1e6);
+}
+
+static void pass_row(const struct vm *vm, const char *name, const char *who,
+		     u64 acc, u64 cycles, const struct mmub_hist *h)
+{
+	double ns = cycles_to_ns(vm, cycles);
+
+	printf("  %-10s %4s %10llu %10.2f %10.3f", name, who,
+	       (unsigned long long)acc, ns / 1e6,
+	       ns > 0 ? (double)acc / ns * 1e3 : 0.0);
+	if (h && h->count)
+		printf(" %9.0f %9.0f %9.0f",
+		       cycles_to_ns(vm, mmub_hist_quantile(h, 500000)),
+		       cycles_to_ns(vm, mmub_hist_quantile(h, 990000)),
+		       cycles_to_ns(vm, mmub_hist_quantile(h, 999000)));
+	printf("\n");
+}
+
+void report_passes(const struct vm *vm, const struct phase *p, u32 n)
+{
+	struct mmub_hist *all = malloc(sizeof(*all));
+	char who[12];
+
+	if (!all)
+		die("out of memory");
+	printf("  %-10s %4s %10s %10s %10s %9s %9s %9s\n", "pass", "vcpu",
+	       "accesses", "ms", "Mpages/s", "p50_ns", "p99_ns", "p99.9_ns");
+	for (u32 k = 0; k < n; k++) {
+		u64 acc = 0, longest = 0;
+
+		if (!p[k].pass)
+			continue;
+		mmub_hist_reset(all);
+		for (u32 i = 0; i < p[k].nr_vcpus; i++) {
+			const struct mmub_pass *r = &p[k].pass[i];
+
+			snprintf(who, sizeof(who), "%u", i);
+			pass_row(vm, p[k].name, who, r->accesses,
+				 r->clk_end - r->clk_start, &p[k].lat[i]);
+			acc += r->accesses;
+			longest = mmub_max(longest, r->clk_end - r->clk_start);
+			mmub_hist_merge(all, &p[k].lat[i]);
+		}
+		if (p[k].nr_vcpus > 1)
+			pass_row(vm, p[k].name, "all", acc, longest, all);
+	}
+	free(all);
+}
+
+static bool is_key_stat(const char *name)
+{
+	for (u32 i = 0; i < MMUB_ARRAY_SIZE(key_stats); i++)
+		if (!strcmp(name, key_stats[i]))
+			return true;
+	return false;
+}
+
+static void stats_rows(const struct kstats *ks, const struct phase *p, u32 n,
+		       bool vm_side)
+{
+	for (u32 s = 0; s < ks->n; s++) {
+		bool moved = false;
+
+		for (u32 k = 0; k < n; k++) {
+			const u64 *a = vm_side ? p[k].before.vm : p[k].before.vcpu;
+			const u64 *b = vm_side ? p[k].after.vm : p[k].after.vcpu;
+
+			moved |= a[s] != b[s];
+		}
+		if (!moved && !is_key_stat(ks->names[s]))
+			continue;
+		printf("  %-5s %-26s", vm_side ? "vm" : "vcpu", ks->names[s]);
+		for (u32 k = 0; k < n; k++) {
+			const u64 *a = vm_side ? p[k].before.vm : p[k].before.vcpu;
+			const u64 *b = vm_side ? p[k].after.vm : p[k].after.vcpu;
+
+			printf(" %+12lld", (long long)(b[s] - a[s]));
+		}
+		printf("\n");
+	}
+}
+
+void report_stats(const struct vm *vm, const struct phase *p, u32 n)
+{
+	printf("  KVM stats, change per phase (vCPU stats summed over vCPUs; "
+	       "other unchanged stats omitted):\n");
+	printf("  %-5s %-26s", "", "stat");
+	for (u32 k = 0; k < n; k++)
+		printf(" %12s", p[k].name);
+	printf("\n");
+	stats_rows(&vm->stats, p, n, true);
+	stats_rows(&vm->vcpus[0].stats, p, n, false);
+}
+
+static void json_config(struct json *j, const struct run_config *c)
+{
+	json_obj_begin(j, "config");
+	json_u64(j, "vcpus", c->nr_vcpus);
+	json_u64(j, "vcpu_bytes", c->vcpu_bytes);
+	json_str(j, "backing", backing_names[c->backing]);
+	json_u64(j, "slots", c->nr_slots);
+	json_u64(j, "iterations", c->iterations);
+	json_u64(j, "repeat", c->repeat);
+	json_u64(j, "guest_page", c->guest_page);
+	json_u64(j, "stride", c->wl.stride);
+	json_u64(j, "write_pct", c->wl.write_pct);
+	json_bool(j, "random", c->wl.flags & MMUB_WL_RANDOM);
+	json_u64(j, "seed", c->wl.seed);
+	json_num(j, "fraction", c->wl.fraction_ppm / 1e6);
+	json_arr_begin(j, "ranges");
+	for (u32 i = 0; i < c->wl.nr_ranges; i++) {
+		json_obj_begin(j, NULL);
+		json_u64(j, "offset", c->wl.ranges[i].offset);
+		json_u64(j, "length", c->wl.ranges[i].length);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_bool(j, "populate", c->populate);
+	json_bool(j, "latency", c->wl.flags & MMUB_WL_LATENCY);
+	json_str(j, "guest", c->guest);
+	json_obj_end(j);
+}
+
+static void json_first_line(struct json *j, const char *key, const char *path,
+			    const char *prefix)
+{
+	char line[256];
+	FILE *f = fopen(path, "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		char *v = line;
+
+		if (prefix) {
+			if (strncmp(line, prefix, strlen(prefix)))
+				continue;
+			v = strchr(line, ':');
+			if (!v)
+				continue;
+			v += 2;
+		}
+		v[strcspn(v, "\n")] = 0;
+		json_str(j, key, v);
+		fclose(f);
+		return;
+	}
+	if (f)
+		fclose(f);
+	json_str(j, key, NULL);
+}
+
+static void json_module_params(struct json *j, const char *module)
+{
+	char dir[128], path[512];
+	struct dirent *d;
+	DIR *dp;
+
+	snprintf(dir, sizeof(dir), "/sys/module/%s/parameters", module);
+	dp = opendir(dir);
+	if (!dp)
+		return;
+	json_obj_begin(j, module);
+	while ((d = readdir(dp))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		json_first_line(j, d->d_name, path, NULL);
+	}
+	closedir(dp);
+	json_obj_end(j);
+}
+
+static void json_env(struct json *j, const struct vm *vm)
+{
+	struct utsname u;
+
+	json_obj_begin(j, "env");
+	if (!uname(&u)) {
+		json_str(j, "kernel", u.release);
+		json_str(j, "machine", u.machine);
+	}
+	json_first_line(j, "cpu_model", "/proc/cpuinfo", "model name");
+	json_str(j, "arch", arch_name);
+	json_str(j, "mmubench_version", MMUB_VERSION);
+	json_u64(j, "guest_clock_hz", vm->bi->clk_hz);
+	json_str(j, "backing", backing_names[vm->cfg->backing]);
+	json_obj_begin(j, "kvm_caps");
+	json_bool(j, "KVM_CAP_BINARY_STATS_FD", true);
+	json_obj_end(j);
+	json_obj_begin(j, "kvm_params");
+	json_module_params(j, "kvm");
+	json_module_params(j, "kvm_amd");
+	json_module_params(j, "kvm_intel");
+	json_obj_end(j);
+	json_obj_end(j);
+}
+
+void report_json_begin(struct json *j, const struct vm *vm)
+{
+	json_init(j);
+	json_obj_begin(j, NULL);
+	json_str(j, "scenario", vm->cfg->scenario);
+	json_config(j, vm->cfg);
+	json_env(j, vm);
+	json_obj_begin(j, "results");
+	json_arr_begin(j, "runs");
+}
+
+static void json_stats(struct json *j, const char *key,
+		       const struct kstats *ks, const u64 *a, const u64 *b)
+{
+	json_obj_begin(j, key);
+	for (u32 s = 0; s < ks->n; s++)
+		json_s64(j, ks->names[s], (s64)(b[s] - a[s]));
+	json_obj_end(j);
+}
+
+static void json_vcpu(struct json *j, const struct vm *vm,
+		      const struct phase *p, u32 i)
+{
+	const struct mmub_pass *r = &p->pass[i];
+	const struct mmub_hist *h = &p->lat[i];
+	double ns = cycles_to_ns(vm, r->clk_end - r->clk_start);
+
+	json_obj_begin(j, NULL);
+	json_u64(j, "vcpu", i);
+	json_u64(j, "accesses", r->accesses);
+	json_u64(j, "writes", r->writes);
+	json_u64(j, "cycles", r->clk_end - r->clk_start);
+	json_num(j, "ns", ns);
+	json_num(j, "pages_per_s", ns > 0 ? r->accesses / ns * 1e9 : 0);
+	json_obj_begin(j, "latency_ns");
+	json_u64(j, "count", h->count);
+	json_num(j, "p50", cycles_to_ns(vm, mmub_hist_quantile(h, 500000)));
+	json_num(j, "p99", cycles_to_ns(vm, mmub_hist_quantile(h, 990000)));
+	json_num(j, "p99.9", cycles_to_ns(vm, mmub_hist_quantile(h, 999000)));
+	json_num(j, "max", cycles_to_ns(vm, h->max));
+	json_num(j, "mean", h->count ? cycles_to_ns(vm, h->sum) / h->count : 0);
+	json_obj_end(j);
+	json_obj_end(j);
+}
+
+void report_json_phases(struct json *j, const struct vm *vm,
+			const struct phase *p, u32 n)
+{
+	json_obj_begin(j, NULL);
+	json_num(j, "boot_ms", vm->boot_ms);
+	json_arr_begin(j, "phases");
+	for (u32 k = 0; k < n; k++) {
+		json_obj_begin(j, NULL);
+		json_str(j, "name", p[k].name);
+		json_num(j, "wall_ms", p[k].wall_ms);
+		if (p[k].pass) {
+			json_arr_begin(j, "vcpus");
+			for (u32 i = 0; i < p[k].nr_vcpus; i++)
+				json_vcpu(j, vm, &p[k], i);
+			json_arr_end(j);
+		}
+		json_stats(j, "vm_stats", &vm->stats, p[k].before.vm,
+			   p[k].after.vm);
+		json_stats(j, "vcpu_stats", &vm->vcpus[0].stats,
+			   p[k].before.vcpu, p[k].after.vcpu);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_obj_end(j);
+}
+
+int report_json_finish(struct json *j, const struct run_config *cfg)
+{
+	int r = 0;
+
+	json_arr_end(j);
+	json_obj_end(j);
+	json_obj_end(j);
+	if (cfg->json) {
+		if (j->failed)
+			die("--json %s: out of memory building the document",
+			    cfg->json);
+		if (write_file_atomic(cfg->json, j->buf, j->len))
+			die("--json %s: cannot write it", cfg->json);
+	}
+	json_free(j);
+	return r;
+}

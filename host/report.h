@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What every scenario reports: phases (a pass, an enable, a zap...) with
+ * the guest's per-vCPU results and the kernel's counters before and
+ * after, printed as tables and written as one JSON document.
+ */
+#ifndef HOST_REPORT_H
+#define HOST_REPORT_H
+
+#include "mmubench.h"
+#include "json.h"
+
+/* KVM stats at one instant; vCPU stats summed over the vCPUs. */
+struct snap {
+	u64 *vm;
+	u64 *vcpu;
+};
+
+struct phase {
+	char name[32];
+	struct snap before, after;
+	double wall_ms;
+	u32 nr_vcpus;
+	struct mmub_pass *pass;	/* per vCPU, from the mailboxes */
+	struct mmub_hist *lat;	/* per vCPU */
+};
+
+void phase_begin(struct vm *vm, struct phase *p, const char *name);
+void phase_end(struct vm *vm, struct phase *p, bool guest_results);
+void phase_free(struct phase *p);
+
+/* Guest clock cycles to nanoseconds. */
+double cycles_to_ns(const struct vm *vm, u64 cycles);
+
+void report_header(const struct vm *vm, const char *scenario);
+void report_passes(const struct vm *vm, const struct phase *p, u32 n);
+void report_stats(const struct vm *vm, const struct phase *p, u32 n);
+
+void report_json_begin(struct json *j, const struct vm *vm);
+void report_json_phases(struct json *j, const struct vm *vm,
+			const struct phase *p, u32 n);
+/* Close the document and write it atomically to cfg->json. */
+int report_json_finish(struct json *j, const struct run_config *cfg);
+
+#endif

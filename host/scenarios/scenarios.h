@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* One file per experiment; each returns the process exit status. */
+#ifndef HOST_SCENARIOS_H
+#define HOST_SCENARIOS_H
+
+#include "../mmubench.h"
+
+int scenario_touch(const struct run_config *cfg);
+int scenario_bench(const struct run_config *cfg);
+
+#endif

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The boot protocol between mmubench's VMM (or the guest's own PVH/EFI
+ * entry) and the guest core.
+ *
+ * Guest physical memory is two parts: the system memory (boot info, the
+ * image, mailboxes, stacks, heap and page tables; one memslot) and the test
+ * memory that the workload touches (split over one or more memslots).
+ * mmub_layout_compute() places everything; the host and the guest's
+ * standalone entries both call it, so there is one layout, not two.
+ *
+ * Every vCPU enters the core with the boot info's address and its index;
+ * the address space is an identity map (virtual == guest physical).
+ */
+#ifndef MMUBENCH_BOOT_H
+#define MMUBENCH_BOOT_H
+
+#include <mmubench/types.h>
+#include <mmubench/workload.h>
+#include <mmubench/mailbox.h>
+
+#define MMUB_BOOT_MAGIC		0x68636e6562756d6dULL	/* "mmubench" */
+#define MMUB_BOOT_VERSION	1
+
+/* Type of the ELF note (name "mmubench") that carries the version. */
+#define MMUB_NOTE_VERSION	1
+
+#define MMUB_MAX_VCPUS		64
+#define MMUB_KSTACK_SIZE	(16 * MMUB_KIB)
+#define MMUB_USTACK_SIZE	(128 * MMUB_KIB)
+#define MMUB_HEAP_SIZE		(2 * MMUB_MIB)
+
+/* The guest drives its own passes and prints (QEMU, EFI). */
+#define MMUB_BOOT_STANDALONE	(1U << 0)
+/* Map the test memory executable (for the execute workload). */
+#define MMUB_BOOT_TEST_EXEC	(1U << 1)
+
+/* x86: the doorbell is a 32-bit OUT to this port, data = enum mmub_doorbell */
+#define MMUB_X86_DOORBELL_PORT	0xe0
+
+struct mmub_boot_info {
+	u64 magic;
+	u32 version;
+	u32 size;		/* sizeof(struct mmub_boot_info) */
+	u32 nr_vcpus;
+	u32 flags;		/* MMUB_BOOT_* */
+	u64 clk_hz;		/* frequency of the guest clock (TSC/CNTVCT) */
+	u64 test_gpa;
+	u64 test_size;
+	u64 guest_page;		/* page size that maps the test memory */
+	u64 mailbox_gpa;	/* nr_vcpus struct mmub_mailbox */
+	u64 kstack_gpa;		/* nr_vcpus * MMUB_KSTACK_SIZE */
+	u64 ustack_gpa;		/* nr_vcpus * MMUB_USTACK_SIZE */
+	u64 heap_gpa;
+	u64 heap_size;
+	u64 pgtable_root;
+	u64 reserved[6];
+	struct mmub_workload wl;
+};
+
+struct mmub_layout {
+	u64 sys_base;
+	u64 boot_info;
+	u64 image_start;
+	u64 image_end;
+	u64 mailbox;
+	u64 kstack;
+	u64 ustack;
+	u64 heap;
+	u64 pgtable;
+	u64 pgtable_size;
+	u64 sys_end;
+	u64 test_gpa;
+	u64 test_size;
+	u64 guest_page;
+	u32 nr_vcpus;
+};
+
+/*
+ * Place the system memory after the image, which starts at @image_start
+ * and ends at @image_end.  If @test_gpa is 0 the test memory starts after
+ * the system memory, aligned to @guest_page.  Returns 0 or -1.
+ */
+int mmub_layout_compute(struct mmub_layout *l, u64 sys_base, u64 image_start,
+			u64 image_end, u32 nr_vcpus, u64 test_gpa,
+			u64 test_size, u64 guest_page);
+
+void mmub_boot_info_init(struct mmub_boot_info *bi,
+			 const struct mmub_layout *l);
+
+static inline struct mmub_mailbox *mmub_mailbox_of(struct mmub_mailbox *base,
+						   u32 cpu)
+{
+	return base + cpu;
+}
+
+#endif

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The workload descriptor: what every vCPU of the guest does to the test
+ * memory.  The host fills it into the boot info; under QEMU the guest
+ * parses it from its command line with mmub_wl_parse(), the same parser
+ * the host uses to write that command line, so both sides agree.
+ */
+#ifndef MMUBENCH_WORKLOAD_H
+#define MMUBENCH_WORKLOAD_H
+
+#include <mmubench/types.h>
+
+enum mmub_action {
+	MMUB_ACT_TOUCH = 0,	/* read/write one word per stride */
+	MMUB_ACT_FAULT = 1,	/* debug: access an unmapped address */
+	MMUB_ACT_HANG = 2,	/* debug: spin without progress */
+	MMUB_ACT_NR,
+};
+
+/* Visit the selected strides in a seeded random permutation. */
+#define MMUB_WL_RANDOM		(1U << 0)
+/* Time every access with the guest clock and fill the histogram. */
+#define MMUB_WL_LATENCY		(1U << 1)
+
+#define MMUB_MAX_RANGES		8
+#define MMUB_FRACTION_ONE	1000000U	/* fraction_ppm of "all" */
+
+struct mmub_range {
+	u64 offset;	/* from the start of the test memory */
+	u64 length;
+};
+
+struct mmub_workload {
+	u32 action;		/* enum mmub_action */
+	u32 flags;		/* MMUB_WL_* */
+	u32 write_pct;		/* 0..100: share of accesses that write */
+	u32 passes;		/* standalone (QEMU) runs only; the VMM drives passes */
+	u64 seed;
+	u64 stride;		/* bytes between two accesses: 4K, 2M or 1G */
+	u32 fraction_ppm;	/* touch this leading share of each vCPU slice */
+	u32 nr_ranges;		/* 0: no restriction */
+	struct mmub_range ranges[MMUB_MAX_RANGES];
+};
+
+MMUB_STATIC_ASSERT(sizeof(struct mmub_workload) == 40 + 16 * MMUB_MAX_RANGES);
+
+void mmub_wl_defaults(struct mmub_workload *wl);
+
+/*
+ * Parse one "key=value" word of a guest command line (passes=3 stride=2m
+ * fraction=0.25 write=100 random=1 seed=7 ranges=0+1m,4m+1m action=touch
+ * latency=1) into @wl.  Returns 0, 1 if the key is not a workload key, or
+ * -1 if the value is bad.  Freestanding: no libc needed.
+ */
+int mmub_wl_parse_word(struct mmub_workload *wl, const char *key,
+		       const char *val);
+
+/* Parse an action name ("touch", "fault", "hang"); -1 if unknown. */
+int mmub_parse_action(const char *s);
+extern const char *const mmub_action_names[MMUB_ACT_NR];
+
+/* Sizes with k/m/g suffixes, as the selftests accept them. */
+int mmub_parse_size(const char *s, u64 *out);
+/* "0.25" or "25%" -> parts per million. */
+int mmub_parse_fraction(const char *s, u32 *ppm);
+
+#endif

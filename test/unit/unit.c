@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the code that guest and host share: size and fraction
+ * parsing, the workload words, the histogram's quantiles, the layout and
+ * the page-table builder.  Each check prints what failed; the exit
+ * status is the number of failures.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <mmubench/boot.h>
+#include <mmubench/histogram.h>
+#include <mmubench/pgtable.h>
+#include <mmubench/workload.h>
+
+static int failures;
+
+#define CHECK(cond) do {						\
+	if (!(cond)) {							\
+		printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);	\
+		failures++;						\
+	}								\
+} while (0)
+
+static void test_sizes(void)
+{
+	u64 v;
+	u32 ppm;
+
+	CHECK(!mmub_parse_size("4k", &v) && v == 4096);
+	CHECK(!mmub_parse_size("2M", &v) && v == 2 * MMUB_MIB);
+	CHECK(!mmub_parse_size("1g", &v) && v == MMUB_GIB);
+	CHECK(!mmub_parse_size("512MB", &v) && v == 512 * MMUB_MIB);
+	CHECK(!mmub_parse_size("123", &v) && v == 123);
+	CHECK(mmub_parse_size("", &v));
+	CHECK(mmub_parse_size("12x", &v));
+	CHECK(mmub_parse_size("-1", &v));
+	CHECK(mmub_parse_size("99999999999999999999", &v));
+	CHECK(mmub_parse_size("20000000000000000g", &v));
+
+	CHECK(!mmub_parse_fraction("0.25", &ppm) && ppm == 250000);
+	CHECK(!mmub_parse_fraction("25%", &ppm) && ppm == 250000);
+	CHECK(!mmub_parse_fraction("1", &ppm) && ppm == 1000000);
+	CHECK(!mmub_parse_fraction("0.0000010", &ppm) && ppm == 1);
+	CHECK(mmub_parse_fraction("1.5", &ppm));
+	CHECK(mmub_parse_fraction("101%", &ppm));
+	CHECK(mmub_parse_fraction("0.0000001", &ppm));
+	CHECK(mmub_parse_fraction(".5", &ppm));
+	CHECK(mmub_parse_fraction("0.", &ppm));
+}
+
+static void test_workload_words(void)
+{
+	struct mmub_workload wl;
+
+	mmub_wl_defaults(&wl);
+	CHECK(wl.stride == MMUB_SZ_4K && wl.write_pct == 100);
+	CHECK(!mmub_wl_parse_word(&wl, "stride", "2m") && wl.stride == MMUB_SZ_2M);
+	CHECK(mmub_wl_parse_word(&wl, "stride", "8k") < 0);
+	CHECK(!mmub_wl_parse_word(&wl, "fraction", "0.5") &&
+	      wl.fraction_ppm == 500000);
+	CHECK(mmub_wl_parse_word(&wl, "fraction", "0") < 0);
+	CHECK(!mmub_wl_parse_word(&wl, "random", "1") &&
+	      (wl.flags & MMUB_WL_RANDOM));
+	CHECK(mmub_wl_parse_word(&wl, "random", "yes") < 0);
+	CHECK(!mmub_wl_parse_word(&wl, "ranges", "0+1m,4m+2m") &&
+	      wl.nr_ranges == 2 && wl.ranges[1].offset == 4 * MMUB_MIB &&
+	      wl.ranges[1].length == 2 * MMUB_MIB);
+	CHECK(mmub_wl_parse_word(&wl, "ranges", "0+0") < 0);
+	CHECK(mmub_wl_parse_word(&wl, "ranges",
+				 "0+1,0+1,0+1,0+1,0+1,0+1,0+1,0+1,0+1") < 0);
+	CHECK(mmub_wl_parse_word(&wl, "write", "101") < 0);
+	CHECK(!mmub_wl_parse_word(&wl, "action", "hang") &&
+	      wl.action == MMUB_ACT_HANG);
+	CHECK(mmub_wl_parse_word(&wl, "console", "ttyS0") == 1);
+}
+
+static void test_histogram(void)
+{
+	struct mmub_hist *h = malloc(sizeof(*h));
+	u64 v, q;
+
+	mmub_hist_reset(h);
+	CHECK(mmub_hist_quantile(h, 500000) == 0);
+	for (v = 1; v <= 100000; v++)
+		mmub_hist_add(h, v);
+	CHECK(h->count == 100000 && h->min == 1 && h->max == 100000);
+	/* Within the 1/16 bucket width of the exact answer. */
+	q = mmub_hist_quantile(h, 500000);
+	CHECK(q <= 50000 && q >= 50000 - 50000 / 16);
+	q = mmub_hist_quantile(h, 999000);
+	CHECK(q <= 99900 && q >= 99900 - 99900 / 16);
+	CHECK(mmub_hist_quantile(h, 1000000) <= 100000);
+	for (v = 0; v < 5000; v++)
+		CHECK(mmub_hist_bucket_low(mmub_hist_index(v)) <= v);
+	CHECK(mmub_hist_index(~0ULL) < MMUB_HIST_BUCKETS);
+	free(h);
+}
+
+static u8 *arena;
+static void *arena_ptr(void *ctx, u64 gpa)
+{
+	(void)ctx;
+	return arena + gpa;
+}
+
+static void test_pgtable(void)
+{
+	u32 rw = MMUB_PROT_WRITE | MMUB_PROT_USER;
+	struct mmub_pt pt;
+	u64 page, e;
+
+	arena = calloc(1, 4 * MMUB_MIB);
+	CHECK(!mmub_pt_init(&pt, &mmub_pt_x86_64, arena_ptr, NULL, 0x1000,
+			    4 * MMUB_MIB - 0x1000));
+	CHECK(!mmub_pt_map(&pt, 0x200000, 0x200000, 0x400000, MMUB_SZ_4K, rw));
+	CHECK(!mmub_pt_map(&pt, 4 * MMUB_GIB, 4 * MMUB_GIB, 8 * MMUB_MIB,
+			   MMUB_SZ_2M, rw));
+	CHECK(!mmub_pt_map(&pt, 8 * MMUB_GIB, 8 * MMUB_GIB, 2 * MMUB_GIB,
+			   MMUB_SZ_1G, rw | MMUB_PROT_EXEC));
+	e = mmub_pt_lookup(&pt, 0x201000, &page);
+	CHECK(e && page == MMUB_SZ_4K && (e & 0xfffff000) == 0x201000 &&
+	      (e & 4) && (e & (1ULL << 63)));
+	e = mmub_pt_lookup(&pt, 4 * MMUB_GIB + 3 * MMUB_MIB, &page);
+	CHECK(e && page == MMUB_SZ_2M && (e & 0x80));
+	e = mmub_pt_lookup(&pt, 9 * MMUB_GIB + 5, &page);
+	CHECK(e && page == MMUB_SZ_1G && !(e & (1ULL << 63)));
+	CHECK(!mmub_pt_lookup(&pt, 0x600000, &page));
+	/* Misaligned, unknown size, conflicting remap: all refused. */
+	CHECK(mmub_pt_map(&pt, 0x1000, 0x1000, 0x1000, MMUB_SZ_2M, rw));
+	CHECK(mmub_pt_map(&pt, 0, 0, 0x1000, 8192, rw));
+	CHECK(mmub_pt_map(&pt, 0x200000, 0x900000, 0x1000, MMUB_SZ_4K, rw));
+	CHECK(mmub_pt_map(&pt, 4 * MMUB_GIB, 4 * MMUB_GIB, 0x1000,
+			  MMUB_SZ_4K, rw));
+	/* The estimate covers what mapping really used. */
+	CHECK(pt.tables <= 1 + mmub_pt_tables_needed(0x400000, MMUB_SZ_4K) +
+	      mmub_pt_tables_needed(8 * MMUB_MIB, MMUB_SZ_2M) +
+	      mmub_pt_tables_needed(2 * MMUB_GIB, MMUB_SZ_1G));
+	free(arena);
+}
+
+static void test_pool_exhaustion(void)
+{
+	struct mmub_pt pt;
+
+	arena = calloc(1, 16 * 4096);
+	CHECK(!mmub_pt_init(&pt, &mmub_pt_x86_64, arena_ptr, NULL, 0,
+			    4 * 4096));
+	/* 1 GiB of 4K pages needs 512 leaf tables: must fail, not overrun. */
+	CHECK(mmub_pt_map(&pt, 0, 0, MMUB_GIB, MMUB_SZ_4K, MMUB_PROT_WRITE));
+	CHECK(pt.pool <= 4 * 4096);
+	free(arena);
+}
+
+static void test_layout(void)
+{
+	struct mmub_layout l;
+
+	CHECK(!mmub_layout_compute(&l, 0, 0x100000, 0x180000, 4,
+				   4 * MMUB_GIB, MMUB_GIB, MMUB_SZ_4K));
+	CHECK(l.mailbox >= 0x180000 && l.kstack > l.mailbox &&
+	      l.ustack > l.kstack && l.heap > l.ustack && l.pgtable > l.heap);
+	CHECK(l.pgtable_size >= (MMUB_GIB / MMUB_SZ_2M) * MMUB_SZ_4K);
+	CHECK(l.sys_end <= 4 * MMUB_GIB && !(l.sys_end % MMUB_SZ_2M));
+	CHECK(mmub_layout_compute(&l, 0, 0x100000, 0x180000, 0, 0, MMUB_GIB,
+				  MMUB_SZ_4K));
+	CHECK(mmub_layout_compute(&l, 0, 0x100000, 0x180000, 1, 0,
+				  MMUB_GIB + 4096, MMUB_SZ_2M));
+	CHECK(!mmub_layout_compute(&l, 0, 0x100000, 0x180000, 1, 0,
+				   64 * MMUB_MIB, MMUB_SZ_2M) &&
+	      l.test_gpa >= l.sys_end && !(l.test_gpa % MMUB_SZ_2M));
+}
+
+int main(void)
+{
+	test_sizes();
+	test_workload_words();
+	test_histogram();
+	test_pgtable();
+	test_pool_exhaustion();
+	test_layout();
+	printf("%s: %d failure%s\n", failures ? "FAILED" : "ok", failures,
+	       failures == 1 ? "" : "s");
+	return failures ? 1 : 0;
+}
