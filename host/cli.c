@@ -5,6 +5,7 @@
  * one line naming the option and what it accepts.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -195,6 +196,10 @@ static void validate(struct run_config *cfg)
 	}
 	if (!cfg->guest)
 		cfg->guest = default_guest();
+	if (access(cfg->guest, R_OK))
+		die("--guest %s: %s (build it with make)", cfg->guest,
+		    strerror(errno));
+	backing_preflight(cfg->backing, total, cfg->reserve_hugepages);
 }
 
 static void parse_one(struct run_config *cfg, int c, const char *arg)

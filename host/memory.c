@@ -145,6 +145,19 @@ static int map_fd(struct backing *b, unsigned int memfd_flags)
 	return 0;
 }
 
+/*
+ * What the backing needs from the kernel, checked before any VM exists:
+ * THP enabled, or enough free hugetlb pages (raised if @reserve).
+ */
+void backing_preflight(enum backing_type t, u64 size, bool reserve)
+{
+	if (t == BACKING_ANONYMOUS_THP)
+		thp_check();
+	if (t == BACKING_ANONYMOUS_HUGETLB_2MB ||
+	    t == BACKING_ANONYMOUS_HUGETLB_1GB || t == BACKING_SHARED_HUGETLB)
+		hugetlb_check(t, size, reserve);
+}
+
 int backing_create(struct backing *b, enum backing_type t, u64 size,
 		   bool reserve)
 {
@@ -156,16 +169,12 @@ int backing_create(struct backing *b, enum backing_type t, u64 size,
 	b->page = backing_page_size(t);
 	b->fd = -1;
 	b->map = MAP_FAILED;
-	if (t == BACKING_ANONYMOUS_HUGETLB_2MB ||
-	    t == BACKING_ANONYMOUS_HUGETLB_1GB || t == BACKING_SHARED_HUGETLB)
-		hugetlb_check(t, size, reserve);
-
+	(void)reserve;
 	switch (t) {
 	case BACKING_ANONYMOUS:
 		r = map_anon(b, MAP_PRIVATE, MMUB_SZ_4K);
 		break;
 	case BACKING_ANONYMOUS_THP:
-		thp_check();
 		r = map_anon(b, MAP_PRIVATE, MMUB_SZ_2M);
 		if (!r && madvise(b->hva, size, MADV_HUGEPAGE))
 			r = -1;

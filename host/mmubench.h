@@ -53,6 +53,7 @@ struct backing {
 	u64 map_len;
 };
 
+void backing_preflight(enum backing_type type, u64 size, bool reserve);
 int backing_create(struct backing *b, enum backing_type type, u64 size,
 		   bool reserve);
 void backing_populate(struct backing *b);

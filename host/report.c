@@ -4,7 +4,9 @@
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/utsname.h>
+#include <linux/kvm.h>
 #include "report.h"
 
 #ifndef MMUB_VERSION
@@ -263,6 +265,27 @@ static void json_module_params(struct json *j, const char *module)
 	json_obj_end(j);
 }
 
+/* The capabilities this run relies on, as the kernel reports them. */
+static void json_caps(struct json *j, const struct vm *vm)
+{
+	static const struct { const char *name; long cap; } caps[] = {
+		{ "KVM_CAP_BINARY_STATS_FD", KVM_CAP_BINARY_STATS_FD },
+		{ "KVM_CAP_IMMEDIATE_EXIT", KVM_CAP_IMMEDIATE_EXIT },
+		{ "KVM_CAP_NR_VCPUS", KVM_CAP_NR_VCPUS },
+		{ "KVM_CAP_MAX_VCPUS", KVM_CAP_MAX_VCPUS },
+		{ "KVM_CAP_NR_MEMSLOTS", KVM_CAP_NR_MEMSLOTS },
+		{ "KVM_CAP_GET_TSC_KHZ", KVM_CAP_GET_TSC_KHZ },
+		{ "KVM_CAP_MANUAL_DIRTY_LOG_PROTECT2", KVM_CAP_MANUAL_DIRTY_LOG_PROTECT2 },
+		{ "KVM_CAP_DIRTY_LOG_RING", KVM_CAP_DIRTY_LOG_RING },
+	};
+
+	json_obj_begin(j, "kvm_caps");
+	for (u32 i = 0; i < MMUB_ARRAY_SIZE(caps); i++)
+		json_s64(j, caps[i].name,
+			 ioctl(vm->fd, KVM_CHECK_EXTENSION, caps[i].cap));
+	json_obj_end(j);
+}
+
 static void json_env(struct json *j, const struct vm *vm)
 {
 	struct utsname u;
@@ -277,9 +300,7 @@ static void json_env(struct json *j, const struct vm *vm)
 	json_str(j, "mmubench_version", MMUB_VERSION);
 	json_u64(j, "guest_clock_hz", vm->bi->clk_hz);
 	json_str(j, "backing", backing_names[vm->cfg->backing]);
-	json_obj_begin(j, "kvm_caps");
-	json_bool(j, "KVM_CAP_BINARY_STATS_FD", true);
-	json_obj_end(j);
+	json_caps(j, vm);
 	json_obj_begin(j, "kvm_params");
 	json_module_params(j, "kvm");
 	json_module_params(j, "kvm_amd");

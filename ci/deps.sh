@@ -1,0 +1,37 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Install the Debian packages mmubench needs; packages already there are
+# left alone, so a second run is quick.
+set -euo pipefail
+
+pkgs=(
+	make gcc libc6-dev git bc		# host harness
+	clang lld llvm				# guest (clang --target=*-none-elf)
+	newlib-source xz-utils			# the guest's libc, built from source
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross # arm64 harness (static)
+	qemu-system-x86 qemu-system-arm ovmf qemu-efi-aarch64
+	gnu-efi
+	linux-source-6.1 bison flex libelf-dev libssl-dev cpio dwarves
+	busybox-static				# nested kernel + initramfs
+	bats bats-assert bats-support bats-file	# tests
+	jq					# tests read the JSON
+	gnuplot-nox				# plots
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+	echo "deps: all ${#pkgs[@]} packages present"
+	exit 0
+fi
+if ((EUID != 0)); then
+	echo "deps: missing ${missing[*]}; run as root (or: sudo $0)" >&2
+	exit 1
+fi
+echo "deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

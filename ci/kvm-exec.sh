@@ -1,0 +1,99 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run mmubench where /dev/kvm works: here if this machine has a usable
+# /dev/kvm of the right architecture, otherwise inside the nested kernel
+# under QEMU (ci/nested/run.sh).  A --json FILE among the arguments is
+# written on this side, atomically, in both cases.
+#
+#   ci/kvm-exec.sh [--arch A] [--smp N] [--mem SIZE] [--cpu MODEL]
+#                  [--append KARGS] [--timeout SEC] [--series NAME]
+#                  [--sh SCRIPT] MMUBENCH GUEST [SCENARIO OPTIONS...]
+#
+# With --sh, SCRIPT (POSIX sh) runs instead, with a shell function
+# "mmubench" that calls the binary with the guest image: several runs
+# share one boot of the nested kernel.
+#
+# MMUBENCH_KVM=direct|nested|auto (default auto) forces a way.
+set -euo pipefail
+
+prog=ci/kvm-exec.sh
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+arch=$(uname -m | sed -e 's/aarch64/arm64/')
+host_arch=$arch
+nested=()
+script=
+
+die() { echo "$prog: error: $*" >&2; exit 2; }
+
+while (($#)); do
+	case $1 in
+	--arch) arch=${2:?--arch needs a value}; shift 2 ;;
+	--smp|--mem|--cpu|--append|--timeout|--series)
+		nested+=("$1" "${2:?$1 needs a value}"); shift 2 ;;
+	--sh) script=${2:?--sh needs a script}; shift 2 ;;
+	*) break ;;
+	esac
+done
+(($# >= 2)) || die "usage: $prog [--arch A] MMUBENCH GUEST [ARGS...]"
+bin=$1 guest=$2
+shift 2
+[[ -x $bin ]] || die "$bin: no mmubench binary (run make)"
+[[ -r $guest ]] || die "$guest: no guest image (run make)"
+
+# Pull --json FILE out: inside QEMU the file would be lost.
+args=() json=
+while (($#)); do
+	if [[ $1 == --json ]]; then
+		json=${2:?--json needs a value}
+		shift 2
+		continue
+	fi
+	args+=("$1")
+	shift
+done
+
+mode=${MMUBENCH_KVM:-auto}
+if [[ $mode == auto ]]; then
+	mode=nested
+	if [[ $arch == "$host_arch" && -r /dev/kvm && -w /dev/kvm ]]; then
+		mode=direct
+	fi
+fi
+
+if [[ $script ]]; then
+	[[ -z $json ]] || die "--json does not mix with --sh"
+	if [[ $mode == direct ]]; then
+		export MMUB_BIN=$bin MMUB_GUEST=$guest
+		exec sh -c 'mmubench() { "$MMUB_BIN" "$@" --guest "$MMUB_GUEST"; }
+'"$script"
+	fi
+	[[ $mode == nested ]] || die "MMUBENCH_KVM=$mode: accepted: direct, nested, auto"
+	exec "$here/nested/run.sh" --arch "$arch" "${nested[@]}" \
+		--file "$bin:/root/mmubench" --file "$guest:/root/guest.elf" \
+		-- sh -c 'mmubench() { /root/mmubench "$@" --guest /root/guest.elf; }
+'"$script"
+fi
+
+if [[ $mode == direct ]]; then
+	exec "$bin" "${args[@]}" --guest "$guest" ${json:+--json "$json"}
+fi
+[[ $mode == nested ]] || die "MMUBENCH_KVM=$mode: accepted: direct, nested, auto"
+
+# Inside: run, then hand back the JSON after a marker line on stdout.
+inner='/root/mmubench "$@" --guest /root/guest.elf --json /tmp/mmub.json
+rc=$?
+if [ -f /tmp/mmub.json ]; then echo "@@MMUB-JSON@@"; cat /tmp/mmub.json; fi
+exit $rc'
+out=$(mktemp "${TMPDIR:-/tmp}/mmub-out.XXXXXX")
+trap 'rm -f "$out" "$out.json"' EXIT
+rc=0
+"$here/nested/run.sh" --arch "$arch" "${nested[@]}" \
+	--file "$bin:/root/mmubench" --file "$guest:/root/guest.elf" \
+	-- sh -c "$inner" sh "${args[@]}" >"$out" || rc=$?
+awk '/^@@MMUB-JSON@@$/ { exit } { print }' "$out"
+if [[ $json ]] && grep -q '^@@MMUB-JSON@@$' "$out"; then
+	awk 'f { print } /^@@MMUB-JSON@@$/ { f = 1 }' "$out" >"$out.json"
+	mv "$out.json" "$json"
+fi
+exit "$rc"

@@ -1,0 +1,38 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared by every bats file: paths, the KVM runner, and skip rules.
+bats_load_library bats-support
+bats_load_library bats-assert
+bats_load_library bats-file
+
+ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+: "${O:=$ROOT/build}"
+: "${ARCH:=$(uname -m | sed -e 's/aarch64/arm64/')}"
+# The tests use the ASan/UBSan build of the harness.
+: "${MMUBENCH:=$O/san/mmubench}"
+: "${GUEST:=$O/$ARCH/guest.elf}"
+export MMUBENCH_KVM=${MMUB_KVM_MODE:-auto}
+
+# test/run.sh decides once whether KVM is reachable (here, or in the
+# nested kernel) and says why not; a test that needs it skips with that.
+require_kvm() {
+	case ${MMUB_KVM_MODE:-} in
+	direct|nested) ;;
+	*) skip "${MMUB_KVM_WHY:-no /dev/kvm here and no nested kernel (make kernel)}" ;;
+	esac
+}
+
+# mmub SCENARIO [OPTIONS...]: mmubench on KVM, through bats' run.
+mmub() {
+	run "$ROOT/ci/kvm-exec.sh" --arch "$ARCH" "$MMUBENCH" "$GUEST" "$@"
+}
+
+# mmub_sh SCRIPT: several runs in one boot; "mmubench" is a function.
+mmub_sh() {
+	run "$ROOT/ci/kvm-exec.sh" --arch "$ARCH" --sh "$1" "$MMUBENCH" "$GUEST"
+}
+
+# The change of a VM or vCPU stat in a phase of the first run.
+json_stat() { # FILE PHASE vm|vcpu NAME
+	jq -e --arg p "$2" --arg k "$3_stats" --arg n "$4" \
+		'.results.runs[0].phases[] | select(.name == $p) | .[$k][$n]' "$1"
+}

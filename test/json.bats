@@ -1,0 +1,25 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# The JSON document: every field users compare runs with.
+load helpers
+
+@test "--json writes scenario, config, env and results, atomically" {
+	require_kvm
+	local j=$BATS_TEST_TMPDIR/touch.json
+	mmub touch -v 2 -b 8m -i 2 --repeat 2 --json "$j"
+	assert_success
+	assert_file_exists "$j"
+	run jq -e '.scenario == "touch" and .config.vcpus == 2 and
+		.config.vcpu_bytes == 8388608 and .config.backing == "anonymous"
+		and (.env.kernel | length > 0) and (.env.mmubench_version | length > 0)
+		and (.env.kvm_params.kvm | has("tdp_mmu")) and .env.guest_clock_hz > 0
+		and (.results.runs | length == 2)
+		and ([.results.runs[0].phases[].name] == ["populate", "iter1", "iter2"])
+		and (.results.runs[0].phases[0].vcpus | length == 2)
+		and .results.runs[0].phases[0].vcpus[0].latency_ns.p99 > 0
+		and .results.runs[0].phases[0].vm_stats.pages_4k > 0
+		and .results.runs[0].phases[0].vcpu_stats.pf_fixed > 0' "$j"
+	assert_success
+	run compgen -G "$j.tmp.*"
+	assert_failure
+}
