@@ -1,0 +1,212 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Make the initramfs of the nested (L1) kernel: static busybox, an /init
+# and the caller's files, as a gzip'd newc cpio.
+#
+#   ci/nested/mkinitramfs.sh --arch x86_64|arm64 --out FILE.cpio.gz
+#                            [--file SRC[:DEST]]... [-- CMD [ARGS...]]
+#
+# DEST defaults to /root/BASENAME; /root is the command's cwd and is in its
+# PATH.  A directory SRC is copied whole.  Dynamically linked ELF files get
+# their shared libraries and loader copied along.  CMD is written, quoted,
+# to /cmd; without it /init runs an interactive shell.
+#
+# /init talks to the host over the console with marker lines (see
+# run.sh): @@MMUBENCH:BOOTED@@, @@MMUBENCH:NOKVM@@, then the command's
+# stdout and stderr, base64'd so that the tty cannot mangle them, between
+# @@MMUBENCH:STDOUT@@ / @@MMUBENCH:STDERR@@ / @@MMUBENCH:EXIT=N@@.
+set -euo pipefail
+
+prog=ci/nested/mkinitramfs.sh
+cache=${MMUBENCH_CACHE:-$HOME/.cache/mmubench}
+arch=
+out=
+files=()
+cmd=()
+
+die() { echo "$prog: error: $*" >&2; exit 1; }
+
+usage() {
+	echo "usage: $prog --arch x86_64|arm64 --out FILE.cpio.gz [--file SRC[:DEST]]... [-- CMD [ARGS...]]" >&2
+	exit 2
+}
+
+while (($#)); do
+	case $1 in
+	--arch) arch=${2:?--arch needs a value}; shift 2 ;;
+	--out) out=${2:?--out needs a value}; shift 2 ;;
+	--file) files+=("${2:?--file needs a value}"); shift 2 ;;
+	--) shift; cmd=("$@"); break ;;
+	*) usage ;;
+	esac
+done
+[[ $out ]] || usage
+
+for t in cpio gzip readelf flock; do
+	command -v $t >/dev/null ||
+		die "missing '$t': apt-get install $(case $t in readelf) echo binutils ;; flock) echo util-linux ;; *) echo $t ;; esac)"
+done
+
+# The arm64 busybox comes from Debian's arm64 .deb, fetched with a
+# private apt state so that the machine's own apt setup stays untouched.
+fetch_arm64_busybox() {
+	local dir=$cache/busybox-arm64 apt
+	apt=(apt-get -qq -o APT::Sandbox::User=root -o Dir::State::Lists="$dir/apt/lists"
+	     -o Dir::Cache="$dir/apt/cache" -o Dir::State::status="$dir/apt/status"
+	     -o APT::Architecture=arm64 -o APT::Architectures::=arm64)
+	mkdir -p "$dir/apt/lists/partial" "$dir/apt/cache/archives/partial"
+	touch "$dir/apt/status"
+	"${apt[@]}" update >&2 ||
+		die "apt-get update for arm64 failed (is a Debian mirror reachable?)"
+	(cd "$dir" && "${apt[@]}" download busybox-static:arm64 >&2) ||
+		die "could not download busybox-static:arm64"
+	rm -rf "$dir/root"
+	dpkg-deb -x "$dir"/busybox-static_*_arm64.deb "$dir/root"
+	rm -f "$dir"/busybox-static_*_arm64.deb
+}
+
+case $arch in
+x86_64)
+	busybox=/bin/busybox
+	[[ -x $busybox ]] || die "missing $busybox: apt-get install busybox-static"
+	libroot=/
+	;;
+arm64)
+	busybox=$cache/busybox-arm64/root/bin/busybox
+	if [[ ! -x $busybox ]]; then
+		mkdir -p "$cache"
+		{ flock 8; [[ -x $busybox ]] || fetch_arm64_busybox; } 8>"$cache/.lock-busybox-arm64"
+	fi
+	# Debian's cross toolchain packages ship the arm64 glibc and friends.
+	libroot=/usr/aarch64-linux-gnu
+	;;
+*) die "--arch must be x86_64 or arm64" ;;
+esac
+[[ $(readelf -l "$busybox") != *'program interpreter'* ]] ||
+	die "$busybox is dynamically linked: apt-get install busybox-static"
+
+root=$(mktemp -d "${TMPDIR:-/tmp}/mmubench-initramfs.XXXXXX")
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,tmp,run,root,etc}
+cp "$busybox" "$root/bin/busybox"
+# /init's interpreter; the other applet links are made at boot by
+# `busybox --install -s`, which works for a foreign-arch busybox too.
+ln -s busybox "$root/bin/sh"
+
+is_elf() { [[ $(head -c4 "$1" | od -An -tx1 | tr -d ' \n') == 7f454c46 ]]; }
+
+# Copy a library or loader to the same path inside the initramfs.
+add_lib() {
+	[[ -e $root$2 ]] && return
+	mkdir -p "$root$(dirname "$2")"
+	cp -L "$1" "$root$2"
+}
+
+# x86_64: the host's ldd knows.  arm64: walk DT_NEEDED in the cross libs.
+add_deps_x86_64() {
+	local line lib interp
+	interp=$(readelf -l "$1" | sed -n 's/.*program interpreter: \(.*\)]/\1/p')
+	[[ $interp ]] && add_lib "$interp" "$interp"
+	while read -r line; do
+		case $line in
+		*' => not found'*) die "${line%% *} needed by $1 not found on the host" ;;
+		*' => /'*) lib=${line#* => }; lib=${lib%% (*}; add_lib "$lib" "$lib" ;;
+		esac
+	done < <(ldd "$1" 2>/dev/null || true)
+}
+
+add_deps_arm64() {
+	local interp name
+	interp=$(readelf -l "$1" | sed -n 's/.*program interpreter: \(.*\)]/\1/p')
+	[[ $interp ]] && add_lib "$libroot/lib/$(basename "$interp")" "$interp"
+	for name in $(readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+		[[ -e $root/lib/$name ]] && continue
+		[[ -e $libroot/lib/$name ]] ||
+			die "$name needed by $1 not in $libroot/lib (install the arm64 cross package of it)"
+		add_lib "$libroot/lib/$name" "/lib/$name"
+		add_deps_arm64 "$libroot/lib/$name"
+	done
+}
+
+add_deps() {
+	is_elf "$1" || return 0
+	[[ $(readelf -d "$1" 2>/dev/null) == *'(NEEDED)'* ]] || return 0
+	"add_deps_$arch" "$1"
+}
+
+for spec in "${files[@]}"; do
+	src=${spec%%:*}
+	dest=${spec#*:}
+	[[ $spec == *:* ]] || dest=/root/$(basename "$src")
+	[[ $dest == /* ]] || dest=/$dest
+	[[ -e $src ]] || die "--file $src: no such file"
+	mkdir -p "$root$(dirname "$dest")"
+	cp -a "$src" "$root$dest"
+	while IFS= read -r -d '' f; do add_deps "$f"; done < <(find "$src" -type f -print0)
+done
+
+# POSIX single quotes survive every byte but the quote itself.
+quote() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
+if ((${#cmd[@]})); then
+	{
+		printf 'exec'
+		for a in "${cmd[@]}"; do printf ' %s' "$(quote "$a")"; done
+		printf '\n'
+	} >"$root/cmd"
+fi
+
+cat >"$root/init" <<'EOF'
+#!/bin/sh
+# PID 1 of the mmubench L1 guest.  The host reads the console: keep it to
+# marker lines, and never let the command's own output reach it raw.
+/bin/busybox --install -s
+export PATH=/root:/usr/local/bin:/usr/local/sbin:/bin:/sbin:/usr/bin:/usr/sbin HOME=/root
+mount -t devtmpfs devtmpfs /dev
+exec </dev/null >/dev/console 2>&1
+
+mnt() {
+	mkdir -p "$3" && mount -t "$1" "$2" "$3" ||
+		echo "@@MMUBENCH:WARN@@ cannot mount $1 on $3"
+}
+mnt proc proc /proc
+echo "@@MMUBENCH:BOOTED@@ $(cut -d' ' -f1 /proc/uptime)"
+mnt sysfs sysfs /sys
+mnt tmpfs tmpfs /tmp
+mnt tmpfs tmpfs /dev/shm
+mnt devpts devpts /dev/pts
+mnt hugetlbfs hugetlbfs /dev/hugepages
+mnt debugfs debugfs /sys/kernel/debug
+mnt tracefs tracefs /sys/kernel/tracing
+
+off() {
+	sync
+	poweroff -f
+	reboot -f	# only if poweroff could not; panic=-1 is the last resort
+}
+
+if [ ! -c /dev/kvm ]; then
+	echo "@@MMUBENCH:NOKVM@@ $(dmesg | grep -i -m3 kvm | tr '\n' ' ')"
+	off
+fi
+
+if [ ! -f /cmd ]; then
+	exec setsid cttyhack sh -l </dev/console >/dev/console 2>&1
+fi
+
+cd /root
+sh /cmd </dev/null >/run/stdout 2>/run/stderr
+rc=$?
+echo "@@MMUBENCH:STDOUT@@"
+base64 </run/stdout
+echo "@@MMUBENCH:STDERR@@"
+base64 </run/stderr
+echo "@@MMUBENCH:EXIT=$rc@@"
+off
+EOF
+chmod 755 "$root/init"
+
+mkdir -p "$(dirname "$out")"
+(cd "$root" && find . -print0 | LC_ALL=C sort -z |
+	cpio --null -o -H newc --owner=0:0 --quiet) | gzip -1 >"$out.tmp"
+mv "$out.tmp" "$out"

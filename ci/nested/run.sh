@@ -1,0 +1,159 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run a command inside a self-built Linux 6.1 booted under QEMU TCG, where
+# /dev/kvm works (this machine has none): the nested way to test KVM.
+#
+#   ci/nested/run.sh [--arch x86_64|arm64] [--kernel IMAGE] [--series NAME]
+#                    [--smp N] [--mem SIZE] [--cpu MODEL] [--append ARGS]...
+#                    [--timeout SEC] [--file SRC[:DEST]]... [-v]
+#                    [-- CMD [ARGS...]]
+#
+# The command's stdout and stderr come back on ours, and its exit status
+# is ours.  Our own failures: 124 timeout, 125 the L1 kernel did not boot,
+# has no /dev/kvm, or died mid-run; 1 bad setup; 2 usage.  Without CMD the
+# guest's shell is on this terminal.  -v shows the console on stderr.
+set -euo pipefail
+
+prog=ci/nested/run.sh
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+arch=x86_64 kernel= series=original smp=2 mem=2G cpu=max timeout=600
+append= verbose=
+files=()
+cmd=()
+
+die() { echo "$prog: error: $1" >&2; exit "${2:-1}"; }
+
+usage() {
+	printf "usage: " >&2
+	sed -n '/^#   ci\/nested\/run.sh/,/CMD \[ARGS/s/^#   //p' "${BASH_SOURCE[0]}" >&2
+	exit 2
+}
+
+while (($#)); do
+	case $1 in
+	--arch|--kernel|--series|--smp|--mem|--cpu|--append|--timeout|--file)
+		(($# >= 2)) || die "$1 needs a value" 2 ;;&
+	--arch) arch=$2 ;;
+	--kernel) kernel=$2 ;;
+	--series) series=$2 ;;
+	--smp) smp=$2 ;;
+	--mem) mem=$2 ;;
+	--cpu) cpu=$2 ;;
+	--append) append+=" $2" ;;
+	--timeout) timeout=$2 ;;
+	--file) files+=(--file "$2") ;;
+	-v|--verbose) verbose=1; shift; continue ;;
+	--) shift; cmd=("$@"); break ;;
+	*) usage ;;
+	esac
+	shift 2
+done
+[[ $timeout =~ ^[0-9]+$ && $smp =~ ^[0-9]+$ ]] || die "--timeout and --smp take a number" 2
+
+# One host thread per vCPU (MTTCG): -smp 2 uses both cores.
+case $arch in
+x86_64)
+	qemu=(qemu-system-x86_64 -accel tcg,thread=multi -M pc) console=ttyS0 pkg=qemu-system-x86 ;;
+arm64)
+	qemu=(qemu-system-aarch64 -accel tcg,thread=multi -M virt,virtualization=on,gic-version=3)
+	console=ttyAMA0 pkg=qemu-system-arm ;;
+*) die "--arch must be x86_64 or arm64" 2 ;;
+esac
+command -v "${qemu[0]}" >/dev/null || die "missing ${qemu[0]}: apt-get install $pkg"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/mmubench-run.XXXXXX")
+qpid=
+cleanup() {
+	[[ -z $qpid ]] || kill "$qpid" 2>/dev/null || true
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# Our stderr is the command's: keep build.sh's chatter out of it unless -v
+# (a cold build is then silent for half an hour).
+if [[ -z $kernel ]]; then
+	log=$tmp/build.err
+	[[ -z $verbose ]] || log=/dev/stderr
+	if ! kernel=$("$repo/ci/kernel/build.sh" --arch "$arch" --series "$series" \
+			2>"$log" | tail -n1); then
+		[[ $verbose ]] || cat "$log" >&2
+		die "could not build the $arch kernel (ci/kernel/build.sh --arch $arch --series $series)"
+	fi
+fi
+[[ -f $kernel ]] || die "no kernel image at $kernel"
+
+if ! "$here/mkinitramfs.sh" --arch "$arch" --out "$tmp/initrd.cpio.gz" "${files[@]}" \
+		${cmd[@]+-- "${cmd[@]}"} 2>"$tmp/mkinitramfs.err"; then
+	cat "$tmp/mkinitramfs.err" >&2
+	die "could not make the initramfs"
+fi
+
+qemu+=(-cpu "$cpu" -smp "$smp" -m "$mem" -nodefaults -display none -no-reboot
+       -kernel "$kernel" -initrd "$tmp/initrd.cpio.gz"
+       -append "console=$console rdinit=/init panic=-1 quiet loglevel=1$append")
+
+if ((${#cmd[@]} == 0)); then
+	# Interactive: the guest's shell on this terminal; Ctrl-A X quits.
+	"${qemu[@]}" -serial mon:stdio
+	exit
+fi
+
+t0=$EPOCHREALTIME
+: >"$tmp/console"
+timeout -k 5 "$timeout" "${qemu[@]}" -serial "file:$tmp/console" -monitor none \
+	2>"$tmp/qemu.err" &
+qpid=$!
+tpid=
+if [[ $verbose ]]; then
+	tail -F -n +1 --pid="$qpid" "$tmp/console" >&2 2>/dev/null &
+	tpid=$!
+fi
+qrc=0
+wait "$qpid" || qrc=$?
+qpid=
+[[ -z $tpid ]] || wait "$tpid" || true
+secs=$(echo "$EPOCHREALTIME - $t0" | bc)
+
+tr -d '\r' <"$tmp/console" >"$tmp/log"
+mark() { grep -m1 "^@@MMUBENCH:$1" "$tmp/log" || true; }
+booted=$(mark BOOTED)
+[[ -z $verbose ]] || cat "$tmp/qemu.err" >&2
+[[ -z $verbose ]] || echo "$prog: qemu ran ${secs} s; /init started at ${booted#* } s guest uptime" >&2
+
+# Context for a failure: QEMU's complaints and the end of the console.
+tail_log() {
+	{ cat "$tmp/qemu.err"; grep -v '^@@MMUBENCH' "$tmp/log" | tail -n 15; } |
+		sed 's/^/| /' >&2 || true
+}
+
+if ((qrc == 124 || qrc == 137)); then
+	die "timed out after $timeout s ($([[ $booted ]] && echo 'L1 booted, command still running' || echo 'L1 kernel never reached /init')); -v shows the console" 124
+fi
+if [[ -z $booted ]]; then
+	tail_log
+	die "the $arch L1 kernel did not boot (qemu exit $qrc, no /init marker on the console): $kernel" 125
+fi
+nokvm=$(mark NOKVM)
+if [[ $nokvm ]]; then
+	die "/dev/kvm is absent inside the $arch L1 guest (--cpu $cpu; L1 dmesg: ${nokvm#*@@ }): needs CONFIG_KVM and a CPU with svm/vmx or EL2" 125
+fi
+exitmark=$(mark EXIT=)
+if [[ -z $exitmark ]]; then
+	tail_log
+	die "the L1 guest died while the command ran (no exit marker; panic or OOM?)" 125
+fi
+
+# Only base64 lines between the markers: a stray kernel line cannot leak in.
+section() {
+	awk -v want="@@MMUBENCH:$1@@" '
+		/^@@MMUBENCH:/ { on = ($0 == want); next }
+		on && /^[A-Za-z0-9+\/=]+$/' "$tmp/log" | base64 -d
+}
+section STDOUT
+section STDERR >&2
+rc=${exitmark#@@MMUBENCH:EXIT=}
+exit "${rc%@@}"
