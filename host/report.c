@@ -86,14 +86,15 @@ void report_header(const struct vm *vm, const char *scenario)
 	char b[32], g[32], s[32];
 
 	printf("mmubench %s: %u vCPU%s x %s, backing %s, guest pages %s, "
-	       "stride %s, %u slot%s, writes %u%%, %s, fraction %.4g\n",
+	       "stride %s, %u slot%s, writes %u%%, %s, fraction %.4g, "
+	       "MMU %s\n",
 	       scenario, c->nr_vcpus, c->nr_vcpus > 1 ? "s" : "",
 	       fmt_size(c->vcpu_bytes, b, sizeof(b)),
 	       backing_names[c->backing], fmt_size(c->guest_page, g, sizeof(g)),
 	       fmt_size(c->wl.stride, s, sizeof(s)), c->nr_slots,
 	       c->nr_slots > 1 ? "s" : "", c->wl.write_pct,
 	       c->wl.flags & MMUB_WL_RANDOM ? "random order" : "sequential",
-	       c->wl.fraction_ppm / 1e6);
+	       c->wl.fraction_ppm / 1e6, kvm_mmu_kind());
 }
 
 static void pass_row(const struct vm *vm, const char *name, const char *who,
@@ -286,6 +287,35 @@ static void json_caps(struct json *j, const struct vm *vm)
 	json_obj_end(j);
 }
 
+static bool param_is_y(const char *path)
+{
+	char c = 0;
+	FILE *f = fopen(path, "r");
+
+	if (f) {
+		if (fread(&c, 1, 1, f) != 1)
+			c = 0;
+		fclose(f);
+	}
+	return c == 'Y' || c == 'y' || c == '1';
+}
+
+/*
+ * Which second-stage MMU serves this VM.  It matters for reading stats:
+ * with TDP (NPT/EPT) the host page decides KVM's mapping size; with the
+ * shadow MMU the guest's page size limits it too.
+ */
+const char *kvm_mmu_kind(void)
+{
+	bool tdp = param_is_y("/sys/module/kvm_amd/parameters/npt") ||
+		   param_is_y("/sys/module/kvm_intel/parameters/ept");
+
+	if (!tdp)
+		return "shadow";
+	return param_is_y("/sys/module/kvm/parameters/tdp_mmu") ? "tdp_mmu" :
+								 "tdp_legacy";
+}
+
 static void json_env(struct json *j, const struct vm *vm)
 {
 	struct utsname u;
@@ -297,6 +327,7 @@ static void json_env(struct json *j, const struct vm *vm)
 	}
 	json_first_line(j, "cpu_model", "/proc/cpuinfo", "model name");
 	json_str(j, "arch", arch_name);
+	json_str(j, "mmu", kvm_mmu_kind());
 	json_str(j, "mmubench_version", MMUB_VERSION);
 	json_u64(j, "guest_clock_hz", vm->bi->clk_hz);
 	json_str(j, "backing", backing_names[vm->cfg->backing]);

@@ -29,6 +29,9 @@ void phase_begin(struct vm *vm, struct phase *p, const char *name);
 void phase_end(struct vm *vm, struct phase *p, bool guest_results);
 void phase_free(struct phase *p);
 
+/* "tdp_mmu", "tdp_legacy" or "shadow". */
+const char *kvm_mmu_kind(void);
+
 /* Guest clock cycles to nanoseconds. */
 double cycles_to_ns(const struct vm *vm, u64 cycles);
 

@@ -9,9 +9,10 @@ touch_all_backings() { # VCPUS
 	mmub_sh "
 for s in anonymous anonymous_thp anonymous_hugetlb_2mb shmem shared_hugetlb memfd; do
 	mmubench touch -v $v -b 4m -i 1 -s \$s --reserve-hugepages --guest-page 2m --touch 4k >/tmp/out 2>&1
-	echo \"RESULT backing=\$s rc=\$?\"
-	grep -E '^  (populate|iter1) ' /tmp/out | head -n 2
-	cat /tmp/out >&2
+	rc=\$?
+	echo \"RESULT backing=\$s rc=\$rc\"
+	grep -E '^  populate +0 ' /tmp/out
+	[ \$rc = 0 ] || cat /tmp/out
 done"
 	assert_success
 	for s in anonymous anonymous_thp anonymous_hugetlb_2mb shmem shared_hugetlb memfd; do
@@ -36,11 +37,14 @@ done"
 	touch_all_backings 4
 }
 
+# 1G pages are reserved on the nested kernel's command line: at run time
+# 2G of RAM rarely has a free, aligned gigabyte (with -m 4G neither did
+# boot: measured); -m 6G does.
 @test "touch with 1G hugetlb backing (pool reserved at boot)" {
 	require_kvm
 	[[ -d /sys/kernel/mm/hugepages/hugepages-1048576kB || $MMUB_KVM_MODE == nested ]] ||
 		skip "this kernel has no 1G hugetlb pool"
-	run "$ROOT/ci/kvm-exec.sh" --arch "$ARCH" --mem 3G \
+	run "$ROOT/ci/kvm-exec.sh" --arch "$ARCH" --mem 6G \
 		--append "hugepagesz=1G hugepages=1" "$MMUBENCH" "$GUEST" \
 		touch -v 1 -b 1g -s anonymous_hugetlb_1gb --guest-page 2m --touch 2m -i 1
 	assert_success

@@ -139,6 +139,84 @@ static void test_pgtable(void)
 	free(arena);
 }
 
+/* arm64 stage-1 descriptor bits, as the architecture defines them. */
+#define A64_VALID	(1ULL << 0)
+#define A64_TABLE	(1ULL << 1)
+#define A64_ATTR_MASK	(7ULL << 2)
+#define A64_AP_EL0	(1ULL << 6)
+#define A64_AP_RO	(1ULL << 7)
+#define A64_SH_MASK	(3ULL << 8)
+#define A64_AF		(1ULL << 10)
+#define A64_PXN		(1ULL << 53)
+#define A64_UXN		(1ULL << 54)
+#define A64_XN		(A64_PXN | A64_UXN)
+
+static void test_pgtable_arm64(void)
+{
+	u32 rw = MMUB_PROT_WRITE | MMUB_PROT_USER;
+	struct mmub_pt pt;
+	u64 page, e, *root, *l2;
+
+	arena = calloc(1, 4 * MMUB_MIB);
+	CHECK(!mmub_pt_init(&pt, &mmub_pt_arm64, arena_ptr, NULL, 0x1000,
+			    4 * MMUB_MIB - 0x1000));
+	CHECK(!mmub_pt_map(&pt, 0x200000, 0x200000, 0x400000, MMUB_SZ_4K, rw));
+	CHECK(!mmub_pt_map(&pt, 4 * MMUB_GIB, 4 * MMUB_GIB, 8 * MMUB_MIB,
+			   MMUB_SZ_2M, rw));
+	CHECK(!mmub_pt_map(&pt, 8 * MMUB_GIB, 8 * MMUB_GIB, 2 * MMUB_GIB,
+			   MMUB_SZ_1G, MMUB_PROT_USER | MMUB_PROT_EXEC));
+	CHECK(!mmub_pt_map(&pt, 0x9000000, 0x9000000, 0x1000, MMUB_SZ_4K,
+			   rw | MMUB_PROT_DEVICE));
+
+	/* Tables: valid + table, no APTable/XNTable restrictions. */
+	root = (u64 *)arena_ptr(NULL, pt.root);
+	CHECK((root[0] & 3) == 3 && !(root[0] & ~0x0000fffffffff003ULL));
+	l2 = (u64 *)arena_ptr(NULL, root[0] & 0x0000fffffffff000ULL);
+	CHECK((l2[8] & 3) == 1);	/* 8 GiB: a 1G block */
+
+	/* 4K page: bits[1:0] = 11, AF, inner shareable, normal, EL0 RW, XN. */
+	e = mmub_pt_lookup(&pt, 0x201000, &page);
+	CHECK(e && page == MMUB_SZ_4K &&
+	      (e & 0x0000fffffffff000ULL) == 0x201000);
+	CHECK((e & 3) == 3 && (e & A64_AF) &&
+	      (e & A64_SH_MASK) == A64_SH_MASK &&
+	      !(e & A64_ATTR_MASK) && (e & A64_AP_EL0) && !(e & A64_AP_RO) &&
+	      (e & A64_XN) == A64_XN);
+	/* 2M block: bits[1:0] = 01. */
+	e = mmub_pt_lookup(&pt, 4 * MMUB_GIB + 3 * MMUB_MIB, &page);
+	CHECK(e && page == MMUB_SZ_2M && (e & 3) == 1 &&
+	      (e & 0x0000fffffffff000ULL) == 4 * MMUB_GIB + 2 * MMUB_MIB);
+	/* 1G block, read-only and executable at EL0 and EL1. */
+	e = mmub_pt_lookup(&pt, 9 * MMUB_GIB + 5, &page);
+	CHECK(e && page == MMUB_SZ_1G && (e & 3) == 1 &&
+	      (e & A64_AP_RO) && (e & A64_AP_EL0) && !(e & A64_XN));
+	/* Device page: AttrIndx 1, never executable. */
+	e = mmub_pt_lookup(&pt, 0x9000000, &page);
+	CHECK(e && (e & A64_ATTR_MASK) == (1ULL << 2) &&
+	      (e & A64_XN) == A64_XN);
+	CHECK(!mmub_pt_lookup(&pt, 0x600000, &page));
+	CHECK(mmub_pt_map(&pt, 0x200000, 0x900000, 0x1000, MMUB_SZ_4K, rw));
+
+	/* Protect: rewrite the attributes of existing leaves in place. */
+	CHECK(!mmub_pt_protect(&pt, 0x202000, 0x2000,
+			       MMUB_PROT_EXEC | MMUB_PROT_USER));
+	e = mmub_pt_lookup(&pt, 0x203000, &page);
+	CHECK(e && (e & 0x0000fffffffff000ULL) == 0x203000 &&
+	      (e & A64_AP_RO) && !(e & A64_XN));
+	e = mmub_pt_lookup(&pt, 0x204000, &page);
+	CHECK(e && !(e & A64_AP_RO) && (e & A64_XN) == A64_XN);
+	CHECK(mmub_pt_protect(&pt, 0x600000, 0x1000, MMUB_PROT_USER));
+	CHECK(mmub_pt_protect(&pt, 4 * MMUB_GIB, 0x1000, MMUB_PROT_USER));
+
+	/* With the pool used up, a block still fits an existing table. */
+	pt.pool = pt.pool_end;
+	CHECK(!mmub_pt_map(&pt, 0x800000, 0x800000, MMUB_SZ_2M, MMUB_SZ_2M,
+			   rw | MMUB_PROT_DEVICE));
+	CHECK(mmub_pt_map(&pt, 16 * MMUB_GIB, 16 * MMUB_GIB, MMUB_SZ_2M,
+			  MMUB_SZ_2M, rw));
+	free(arena);
+}
+
 static void test_pool_exhaustion(void)
 {
 	struct mmub_pt pt;
@@ -177,6 +255,7 @@ int main(void)
 	test_workload_words();
 	test_histogram();
 	test_pgtable();
+	test_pgtable_arm64();
 	test_pool_exhaustion();
 	test_layout();
 	printf("%s: %d failure%s\n", failures ? "FAILED" : "ok", failures,

@@ -1,0 +1,87 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# The arm64 guest image, on any build machine: its protocol note, and
+# standalone runs under QEMU TCG (-M virt -kernel), SMP included.  The
+# image is built here (make ARCH=arm64 guest) if it is not yet.
+load helpers
+
+A64_GUEST=${A64_GUEST:-$O/arm64/guest.elf}
+
+setup_file() {
+	command -v qemu-system-aarch64 >/dev/null || return 0
+	make -s -C "$ROOT" O="$O" ARCH=arm64 guest \
+		>"$BATS_FILE_TMPDIR/build.log" 2>&1 || true
+}
+
+setup() {
+	command -v qemu-system-aarch64 >/dev/null ||
+		skip "qemu-system-aarch64 missing (apt-get install qemu-system-arm)"
+	[[ -f $A64_GUEST ]] ||
+		fail "make ARCH=arm64 guest failed: $(tail -n 5 "$BATS_FILE_TMPDIR/build.log")"
+}
+
+qemu_a64() { # SMP APPEND [QEMU OPTIONS...]
+	local smp=$1 append=$2
+	shift 2
+	run timeout 120 qemu-system-aarch64 -M virt -accel tcg -cpu max \
+		-smp "$smp" -m 256M -nodefaults -display none -no-reboot \
+		-serial stdio -monitor none -kernel "$A64_GUEST" \
+		-append "$append" "$@"
+}
+
+@test "arm64: the image loads at 0x40200000 and carries the protocol note" {
+	run readelf -hn "$A64_GUEST"
+	assert_success
+	assert_output --regexp "Entry point address: +0x40200000"
+	assert_output --regexp "mmubench +0x00000004[[:space:]]+NT_VERSION"
+}
+
+@test "arm64: under QEMU every vCPU runs every pass and CPU 0 reports them" {
+	qemu_a64 2 "vcpus=2 mem=32m passes=3" -semihosting
+	assert_success
+	assert_line --regexp "^MMUB start vcpus=2 .* selected=4096$"
+	for pass in 0 1 2; do
+		for cpu in 0 1; do
+			assert_line --regexp "^MMUB pass=$pass cpu=$cpu accesses=4096 writes=4096 .*clk_hz=[1-9][0-9]* .*lat_p99=[0-9]+"
+		done
+	done
+	assert_line "MMUB-EXIT status=0"
+}
+
+@test "arm64: under QEMU, 2M pages, stride and fraction select the pages" {
+	qemu_a64 1 "mem=32m page=2m stride=2m fraction=0.5 passes=1" -semihosting
+	assert_success
+	assert_line --regexp "^MMUB start vcpus=1 .*guest_page=2097152 "
+	assert_line --regexp "^MMUB pass=0 cpu=0 accesses=8 "
+}
+
+@test "arm64: under QEMU, a guest exception is reported with ESR, FAR and ELR" {
+	qemu_a64 2 "vcpus=2 action=fault mem=4m" -semihosting
+	assert_equal "$status" 3
+	# A data abort from EL0, translation fault (DFSC 0b0001xx), at the
+	# debug action's address.
+	assert_line --regexp "^MMUB fault class=0x0000000000000024 \(data abort from EL0\) esr=0x000000009200004[4-7] far=0x00007ffff0000000 elr=0x00000000402[0-9a-f]+ spsr=0x[0-9a-f]+ el=0x0000000000000000 cpu=0x000000000000000[01]$"
+	assert_line "MMUB-EXIT status=3"
+}
+
+@test "arm64: under QEMU, bad input is an error naming it" {
+	qemu_a64 1 "passes=1 stride=3k" -semihosting
+	assert_equal "$status" 2
+	assert_line "MMUB error: bad value for guest command line key stride"
+	qemu_a64 1 "vcpus=2 mem=4m" -semihosting
+	assert_equal "$status" 2
+	assert_line --partial "MMUB error: vcpus: more than the CPUs QEMU has"
+	qemu_a64 1 "mem=512m" -semihosting
+	assert_equal "$status" 2
+	assert_line --partial "MMUB error: mem: larger than the RAM"
+}
+
+@test "arm64: without -semihosting the run ends with PSCI SYSTEM_OFF" {
+	qemu_a64 1 "mem=4m passes=1"
+	assert_success
+	assert_line "MMUB-EXIT status=0"
+	qemu_a64 1 "action=fault mem=4m"
+	# QEMU exits 0 on SYSTEM_OFF; the console still tells the failure.
+	assert_success
+	assert_line "MMUB-EXIT status=3"
+}
