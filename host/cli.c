@@ -27,6 +27,12 @@ enum {
 	OPT_GUEST,
 	OPT_NO_LATENCY,
 	OPT_DEBUG_ACTION,
+	OPT_MODE,
+	OPT_RING_SIZE,
+	OPT_VERIFY,
+	OPT_ROUNDS,
+	OPT_TABLE,
+	OPT_DEBUG_DROP,
 	OPT_HELP,
 };
 
@@ -43,6 +49,12 @@ static const struct option long_opts[] = {
 	{ "guest", required_argument, NULL, OPT_GUEST },
 	{ "no-latency", no_argument, NULL, OPT_NO_LATENCY },
 	{ "debug-action", required_argument, NULL, OPT_DEBUG_ACTION },
+	{ "mode", required_argument, NULL, OPT_MODE },
+	{ "ring-size", required_argument, NULL, OPT_RING_SIZE },
+	{ "verify", no_argument, NULL, OPT_VERIFY },
+	{ "rounds", required_argument, NULL, OPT_ROUNDS },
+	{ "table", required_argument, NULL, OPT_TABLE },
+	{ "debug-drop-dirty", required_argument, NULL, OPT_DEBUG_DROP },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -118,6 +130,9 @@ static void defaults(struct run_config *cfg)
 	cfg->guest_page = MMUB_SZ_4K;
 	cfg->populate = true;
 	cfg->watchdog_s = 30;
+	cfg->ring_bytes = 64 * 1024;
+	cfg->rounds = 200;
+	cfg->debug_drop_round = -1;
 	for (int i = 0; i < MMUB_MAX_VCPUS; i++)
 		cfg->pin[i] = -1;
 	mmub_wl_defaults(&cfg->wl);
@@ -161,6 +176,39 @@ static void check_ranges(const struct run_config *cfg, u64 total)
 	}
 }
 
+static bool ring_size_given;
+
+/* Dirty-log options: only where they mean something. */
+static void validate_dirty_log(struct run_config *cfg)
+{
+	bool dl = !strcmp(cfg->scenario, "dirty-log");
+	bool ring = cfg->dirty_mode == DLOG_RING ||
+		    cfg->dirty_mode == DLOG_RING_ACQ_REL;
+
+	if (!dl) {
+		if (cfg->dirty_mode || cfg->clear_chunk || cfg->verify ||
+		    cfg->table || ring_size_given || cfg->debug_drop_round >= 0)
+			die("--mode, -g, -k, --ring-size, --verify, --table and "
+			    "--debug-drop-dirty belong to the dirty-log scenario");
+		return;
+	}
+	if (!cfg->dirty_mode)
+		cfg->dirty_mode = DLOG_CLEAR;
+	if (cfg->clear_chunk && cfg->dirty_mode != DLOG_CLEAR &&
+	    cfg->dirty_mode != DLOG_CLEAR_INIT_SET)
+		die("-k %llu: only with --mode clear or clear-init-set, not %s",
+		    (unsigned long long)cfg->clear_chunk,
+		    dlog_mode_names[cfg->dirty_mode]);
+	if (ring_size_given && !ring)
+		die("--ring-size: only with --mode ring or ring-acq-rel, not %s",
+		    dlog_mode_names[cfg->dirty_mode]);
+	if (cfg->debug_drop_round >= 0 && !cfg->verify)
+		die("--debug-drop-dirty: needs --verify, whose oracle must "
+		    "catch the dropped page");
+	if (cfg->table && cfg->verify)
+		die("--table enable: measures enabling only; drop --verify");
+}
+
 /* Cross-option checks: everything must divide evenly, or say why. */
 static void validate(struct run_config *cfg)
 {
@@ -188,6 +236,7 @@ static void validate(struct run_config *cfg)
 		    fmt_size(total, a, sizeof(a)), cfg->nr_slots,
 		    fmt_size(unit, b, sizeof(b)));
 	check_ranges(cfg, total);
+	validate_dirty_log(cfg);
 	if (cfg->pinned) {
 		for (u32 i = 0; i < cfg->nr_vcpus; i++)
 			if (cfg->pin[i] < 0)
@@ -202,8 +251,18 @@ static void validate(struct run_config *cfg)
 	backing_preflight(cfg->backing, total, cfg->reserve_hugepages);
 }
 
+static enum dlog_mode parse_mode(const char *val)
+{
+	for (int i = DLOG_GET; i < DLOG_NR; i++)
+		if (!strcmp(val, dlog_mode_names[i]))
+			return (enum dlog_mode)i;
+	die("--mode %s: unknown (accepted: get, clear, clear-init-set, ring, "
+	    "ring-acq-rel)", val);
+}
+
 static void parse_one(struct run_config *cfg, int c, const char *arg)
 {
+	u64 v;
 	int a;
 
 	switch (c) {
@@ -283,6 +342,40 @@ static void parse_one(struct run_config *cfg, int c, const char *arg)
 			    arg);
 		cfg->wl.action = (u32)a;
 		break;
+	case OPT_MODE:
+		cfg->dirty_mode = parse_mode(arg);
+		break;
+	case 'g':
+		cfg->dirty_mode = DLOG_GET;
+		break;
+	case 'k':
+		cfg->clear_chunk = parse_u64_opt("-k", arg, 64, 1ULL << 32);
+		if (cfg->clear_chunk % 64)
+			die("-k %s: must be a multiple of 64 pages", arg);
+		break;
+	case OPT_RING_SIZE:
+		if (mmub_parse_size(arg, &v) || v < 4096 || v > (1U << 30) ||
+		    (v & (v - 1)))
+			die("--ring-size %s: must be a power of two from 4K "
+			    "(bytes, k/m suffix)", arg);
+		cfg->ring_bytes = (u32)v;
+		ring_size_given = true;
+		break;
+	case OPT_VERIFY:
+		cfg->verify = true;
+		break;
+	case OPT_ROUNDS:
+		cfg->rounds = (u32)parse_u64_opt("--rounds", arg, 0, 1000000);
+		break;
+	case OPT_TABLE:
+		if (strcmp(arg, "enable"))
+			die("--table %s: unknown (accepted: enable)", arg);
+		cfg->table = arg;
+		break;
+	case OPT_DEBUG_DROP:
+		cfg->debug_drop_round = (s64)parse_u64_opt("--debug-drop-dirty",
+							   arg, 0, 1000000);
+		break;
 	case OPT_HELP:
 		cli_usage(stdout);
 		exit(0);
@@ -299,7 +392,7 @@ void cli_parse(struct run_config *cfg, int argc, char **argv)
 	cfg->scenario = argv[0];
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":v:b:s:x:i:w:ar:c:", long_opts,
+	while ((c = getopt_long(argc, argv, ":v:b:s:x:i:w:ar:c:gk:", long_opts,
 				NULL)) != -1) {
 		if (c == ':')
 			die("%s: needs a value (see %s --help)",

@@ -22,6 +22,9 @@ struct scenario {
 static const struct scenario scenarios[] = {
 	{ "touch", scenario_touch,
 	  "populate, then -i passes; time, pages/s, latency, KVM stats" },
+	{ "dirty-log", scenario_dirty_log,
+	  "enable logging (timed), first-harvest accounting, -i write+harvest "
+	  "iterations, disable; --verify checks that no dirty page is lost" },
 	{ "bench", scenario_bench,
 	  "figures about mmubench itself: boot time, guest/host loop ratio, "
 	  "exits per pass" },
@@ -61,6 +64,17 @@ void cli_usage(FILE *f)
 "  --guest FILE     guest image (default: <arch>/guest.elf by the binary)\n"
 "  --no-latency     do not time each access in the guest\n"
 "  --debug-action A fault or hang on purpose (tests the error paths)\n"
+"\n"
+"dirty-log:\n"
+"  --mode M         get, clear, clear-init-set, ring, ring-acq-rel (clear)\n"
+"  -g               same as --mode get (manual protect off), as in the selftests\n"
+"  -k PAGES         pages per KVM_CLEAR_DIRTY_LOG, a multiple of 64 (whole slot)\n"
+"  --ring-size B    dirty ring bytes per vCPU, a power of two (64K)\n"
+"  --verify         check every harvest: no page that changed goes unreported\n"
+"  --rounds N       harvests while the vCPUs keep writing, with --verify (200)\n"
+"  --table enable   the enable-time table: page sizes x modes, --repeat each\n"
+"  --debug-drop-dirty R  drop one reported page in harvest R (the oracle\n"
+"                   must then fail, naming it)\n"
 "  --help           this text\n"
 "\n"
 "Needs /dev/kvm (root or group kvm). Version " MMUB_VERSION ".\n");
@@ -96,5 +110,5 @@ int main(int argc, char **argv)
 		setvbuf(stdout, NULL, _IOLBF, 0);
 		return scenarios[i].run(&cfg);
 	}
-	die("%s: unknown scenario (accepted: touch, bench)", argv[1]);
+	die("%s: unknown scenario (accepted: touch, dirty-log, bench)", argv[1]);
 }

@@ -70,56 +70,73 @@ void hugetlb_restore(void)
 	}
 }
 
-/* Make sure @size bytes of @page hugetlb pages are free, or say how. */
-static void hugetlb_check(enum backing_type t, u64 size, bool reserve)
+/*
+ * Make sure @size bytes of hugetlb pages are free (raising the pool if
+ * @reserve); NULL, or why not, naming the sysctl and the number.
+ */
+static const char *hugetlb_check(enum backing_type t, u64 size, bool reserve)
 {
 	u64 page = backing_page_size(t), need = size / page, nr, free_pages;
 	struct pool_restore *p = &pools[page == MMUB_SZ_1G];
+	static char why[320];
 	char path[160];
 
 	snprintf(path, sizeof(path), "%s/free_hugepages", pool_dir(page));
-	if (read_sysfs_u64(path, &free_pages))
-		die("-s %s: this kernel has no %s hugetlb pool (%s): "
-		    "CONFIG_HUGETLBFS is needed", backing_names[t],
-		    page == MMUB_SZ_1G ? "1G" : "2M", pool_dir(page));
+	if (read_sysfs_u64(path, &free_pages)) {
+		snprintf(why, sizeof(why), "-s %s: this kernel has no %s "
+			 "hugetlb pool (%s)", backing_names[t],
+			 page == MMUB_SZ_1G ? "1G" : "2M", pool_dir(page));
+		return why;
+	}
 	if (free_pages >= need)
-		return;
+		return NULL;
 	snprintf(p->path, sizeof(p->path), "%s/nr_hugepages", pool_dir(page));
-	if (!reserve)
-		die("-s %s: hugetlb pool too small: %llu free, %llu needed; "
-		    "raise %s by %llu or pass --reserve-hugepages",
-		    backing_names[t], (unsigned long long)free_pages,
-		    (unsigned long long)need, p->path,
-		    (unsigned long long)(need - free_pages));
-	if (read_sysfs_u64(p->path, &nr))
-		die("--reserve-hugepages: cannot read %s", p->path);
-	p->old = nr;
+	if (!reserve) {
+		snprintf(why, sizeof(why), "-s %s: hugetlb pool too small: "
+			 "%llu free, %llu needed; raise %s by %llu or pass "
+			 "--reserve-hugepages", backing_names[t],
+			 (unsigned long long)free_pages,
+			 (unsigned long long)need, p->path,
+			 (unsigned long long)(need - free_pages));
+		return why;
+	}
+	if (read_sysfs_u64(p->path, &nr)) {
+		snprintf(why, sizeof(why), "--reserve-hugepages: cannot read %s",
+			 p->path);
+		return why;
+	}
+	if (!p->raised)
+		p->old = nr;
 	p->raised = true;
 	if (write_sysfs_u64(p->path, nr + need - free_pages) ||
-	    read_sysfs_u64(path, &free_pages) || free_pages < need)
-		die("--reserve-hugepages: could only get %llu of %llu free "
-		    "pages in %s (root needed; memory may be fragmented)",
-		    (unsigned long long)free_pages, (unsigned long long)need,
-		    p->path);
+	    read_sysfs_u64(path, &free_pages) || free_pages < need) {
+		snprintf(why, sizeof(why), "--reserve-hugepages: could only "
+			 "get %llu of %llu free pages in %s (root needed; "
+			 "memory may be fragmented)",
+			 (unsigned long long)free_pages,
+			 (unsigned long long)need, p->path);
+		return why;
+	}
+	return NULL;
 }
 
-static void thp_check(void)
+static const char *thp_check(void)
 {
 	char buf[128] = "";
 	int fd = open("/sys/kernel/mm/transparent_hugepage/enabled", O_RDONLY);
 
 	if (fd < 0)
-		die("-s anonymous_thp: this kernel has no THP "
-		    "(CONFIG_TRANSPARENT_HUGEPAGE)");
+		return "-s anonymous_thp: this kernel has no THP "
+		       "(CONFIG_TRANSPARENT_HUGEPAGE)";
 	if (read(fd, buf, sizeof(buf) - 1) < 0)
 		buf[0] = 0;
 	close(fd);
 	if (strstr(buf, "[never]"))
-		die("-s anonymous_thp: THP is disabled; echo madvise > "
-		    "/sys/kernel/mm/transparent_hugepage/enabled");
+		return "-s anonymous_thp: THP is disabled; echo madvise > "
+		       "/sys/kernel/mm/transparent_hugepage/enabled";
+	return NULL;
 }
 
-/* @align > 4K over-maps so that the start can be aligned (THP). */
 static int map_anon(struct backing *b, int flags, u64 align)
 {
 	b->map_len = b->size + (align > MMUB_SZ_4K ? align : 0);
@@ -149,13 +166,22 @@ static int map_fd(struct backing *b, unsigned int memfd_flags)
  * What the backing needs from the kernel, checked before any VM exists:
  * THP enabled, or enough free hugetlb pages (raised if @reserve).
  */
-void backing_preflight(enum backing_type t, u64 size, bool reserve)
+const char *backing_unavailable(enum backing_type t, u64 size, bool reserve)
 {
 	if (t == BACKING_ANONYMOUS_THP)
-		thp_check();
+		return thp_check();
 	if (t == BACKING_ANONYMOUS_HUGETLB_2MB ||
 	    t == BACKING_ANONYMOUS_HUGETLB_1GB || t == BACKING_SHARED_HUGETLB)
-		hugetlb_check(t, size, reserve);
+		return hugetlb_check(t, size, reserve);
+	return NULL;
+}
+
+void backing_preflight(enum backing_type t, u64 size, bool reserve)
+{
+	const char *why = backing_unavailable(t, size, reserve);
+
+	if (why)
+		die("%s", why);
 }
 
 int backing_create(struct backing *b, enum backing_type t, u64 size,

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <mmubench/boot.h>
 #include "kernel/stats.h"
+#include "kernel/dirty_log.h"
 
 #define MMUB_NAME "mmubench"
 
@@ -40,6 +41,15 @@ struct run_config {
 	const char *guest;	/* --guest */
 	const char *json;	/* --json */
 	struct mmub_workload wl;
+
+	/* dirty-log */
+	enum dlog_mode dirty_mode; /* --mode */
+	u64 clear_chunk;	/* -k: pages per KVM_CLEAR_DIRTY_LOG */
+	u32 ring_bytes;		/* --ring-size */
+	bool verify;		/* --verify */
+	u32 rounds;		/* --rounds: concurrent oracle rounds */
+	const char *table;	/* --table enable */
+	s64 debug_drop_round;	/* --debug-drop-dirty: -1 = off */
 };
 
 /* Guest memory backing (memory.c). */
@@ -53,6 +63,8 @@ struct backing {
 	u64 map_len;
 };
 
+/* What the backing needs from the kernel, checked before any VM exists. */
+const char *backing_unavailable(enum backing_type type, u64 size, bool reserve);
 void backing_preflight(enum backing_type type, u64 size, bool reserve);
 int backing_create(struct backing *b, enum backing_type type, u64 size,
 		   bool reserve);
@@ -101,6 +113,8 @@ struct vm {
 	u64 entry;
 	struct vcpu vcpus[MMUB_MAX_VCPUS];
 	struct kstats stats;
+	struct dlog dl;
+	struct dlog *dlog;	/* &dl when dirty logging is in use */
 	volatile int stopping;
 	u64 seq;		/* last command posted */
 	double t_create;
@@ -115,6 +129,9 @@ int vm_wait(struct vm *vm);
 int vm_stop_loop(struct vm *vm);
 void vm_destroy(struct vm *vm);
 void *vm_gpa_to_hva(struct vm *vm, u64 gpa);
+void vm_set_test_slot_flags(struct vm *vm, u32 idx, u32 flags);
+/* Wait until every running vCPU has adopted @epoch (or is idle). */
+int vm_wait_epoch(struct vm *vm, u64 epoch);
 
 /* vcpu.c */
 int vcpu_create(struct vm *vm, u32 id);

@@ -385,8 +385,8 @@ static void json_vcpu(struct json *j, const struct vm *vm,
 	json_obj_end(j);
 }
 
-void report_json_phases(struct json *j, const struct vm *vm,
-			const struct phase *p, u32 n)
+void report_json_run(struct json *j, const struct vm *vm,
+		     const struct phase *p, u32 n)
 {
 	json_obj_begin(j, NULL);
 	json_num(j, "boot_ms", vm->boot_ms);
@@ -408,7 +408,6 @@ void report_json_phases(struct json *j, const struct vm *vm,
 		json_obj_end(j);
 	}
 	json_arr_end(j);
-	json_obj_end(j);
 }
 
 int report_json_finish(struct json *j, const struct run_config *cfg)

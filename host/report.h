@@ -40,8 +40,9 @@ void report_passes(const struct vm *vm, const struct phase *p, u32 n);
 void report_stats(const struct vm *vm, const struct phase *p, u32 n);
 
 void report_json_begin(struct json *j, const struct vm *vm);
-void report_json_phases(struct json *j, const struct vm *vm,
-			const struct phase *p, u32 n);
+/* Open a run's object with its phases; the caller adds and closes it. */
+void report_json_run(struct json *j, const struct vm *vm,
+		     const struct phase *p, u32 n);
 /* Close the document and write it atomically to cfg->json. */
 int report_json_finish(struct json *j, const struct run_config *cfg);
 

@@ -38,6 +38,7 @@ int vcpu_create(struct vm *vm, u32 id)
 		      MAP_SHARED, v->fd, 0);
 	if (v->run == MAP_FAILED)
 		die("mmap of kvm_run failed: %s", strerror(errno));
+	dlog_vcpu_init(vm, v);
 	if (kstats_open(&v->stats, v->fd))
 		die("KVM_GET_STATS_FD on a vCPU failed: %s (KVM_CAP_BINARY_STATS_FD,"
 		    " Linux 5.14+, is needed)", strerror(errno));
@@ -65,7 +66,14 @@ static void vcpu_print(struct vcpu *v)
 /* Handle one exit: true while the vCPU should keep running. */
 static bool vcpu_handle_exit(struct vcpu *v)
 {
-	int db = arch_vcpu_exit(v);
+	int db;
+
+	/* The vCPU waits here while its ring is harvested and reset. */
+	if (v->run->exit_reason == KVM_EXIT_DIRTY_RING_FULL && v->vm->dlog) {
+		dlog_ring_full(v->vm);
+		return true;
+	}
+	db = arch_vcpu_exit(v);
 
 	switch (db) {
 	case 0:

@@ -54,10 +54,12 @@ static void open_kvm(struct vm *vm)
 		die("/dev/kvm: KVM_GET_VCPU_MMAP_SIZE failed");
 }
 
-static void set_slot(struct vm *vm, u32 slot, u64 gpa, u64 size, void *hva)
+static void set_slot(struct vm *vm, u32 slot, u64 gpa, u64 size, void *hva,
+		     u32 flags)
 {
 	struct kvm_userspace_memory_region r = {
 		.slot = slot,
+		.flags = flags,
 		.guest_phys_addr = gpa,
 		.memory_size = size,
 		.userspace_addr = (u64)hva,
@@ -92,11 +94,20 @@ static void setup_memory(struct vm *vm)
 		die("-s %s: cannot map %llu bytes: %s",
 		    backing_names[cfg->backing], (unsigned long long)test_size,
 		    strerror(errno));
-	set_slot(vm, SYS_SLOT, l->sys_base, vm->sys_size, vm->sys);
+	set_slot(vm, SYS_SLOT, l->sys_base, vm->sys_size, vm->sys, 0);
 	slot = test_size / cfg->nr_slots;
 	for (u32 i = 0; i < cfg->nr_slots; i++)
 		set_slot(vm, SYS_SLOT + 1 + i, l->test_gpa + i * slot, slot,
-			 vm->test.hva + i * slot);
+			 vm->test.hva + i * slot, 0);
+}
+
+/* Test slot @idx (0-based) again with new flags, e.g. dirty logging. */
+void vm_set_test_slot_flags(struct vm *vm, u32 idx, u32 flags)
+{
+	u64 slot = vm->test.size / vm->cfg->nr_slots;
+
+	set_slot(vm, SYS_SLOT + 1 + idx, vm->layout.test_gpa + idx * slot, slot,
+		 vm->test.hva + idx * slot, flags);
 }
 
 static void build_page_tables(struct vm *vm)
@@ -135,6 +146,9 @@ int vm_create(struct vm *vm, const struct run_config *cfg)
 		die("KVM_GET_STATS_FD on the VM failed: %s", strerror(errno));
 	if (!arch_supports_page(vm, cfg->guest_page, why, sizeof(why)))
 		die("--guest-page: %s", why);
+	/* The dirty ring must be enabled before any vCPU exists. */
+	if (cfg->dirty_mode != DLOG_NONE)
+		dlog_vm_init(vm, &vm->dl);
 	setup_memory(vm);
 	arch_vm_init(vm);
 	elf_load(vm, cfg->guest, &vm->layout.image_start,
@@ -271,6 +285,38 @@ int vm_post(struct vm *vm, u32 cmd, u32 arg)
 	return 0;
 }
 
+int vm_wait_epoch(struct vm *vm, u64 epoch)
+{
+	double t0 = now_ms();
+
+	for (;;) {
+		u32 behind = 0;
+
+		for (u32 i = 0; i < vm->cfg->nr_vcpus; i++) {
+			struct vcpu *v = &vm->vcpus[i];
+			struct mmub_mailbox *mb = v->mb;
+
+			if (__atomic_load_n(&v->end, __ATOMIC_ACQUIRE))
+				return vcpu_failed(vm, v);
+			/* An idle vCPU has acked: its writes are all done. */
+			if (mmub_load_acquire(&mb->epoch_seen) >= epoch ||
+			    mmub_load_acquire(&mb->ack_seq) == vm->seq)
+				continue;
+			behind++;
+		}
+		if (!behind)
+			return 0;
+		if (now_ms() - t0 > vm->cfg->watchdog_s * 1e3) {
+			err_msg("watchdog: a vCPU did not reach epoch %llu in "
+				"%u s", (unsigned long long)epoch,
+				vm->cfg->watchdog_s);
+			vcpu_kick_all(vm);
+			return -1;
+		}
+		usleep(20);
+	}
+}
+
 /* End a MMUB_CMD_LOOP and wait for every vCPU to finish its pass. */
 int vm_stop_loop(struct vm *vm)
 {
@@ -310,6 +356,8 @@ void vm_destroy(struct vm *vm)
 			close(v->fd);
 	}
 	kstats_close(&vm->stats);
+	if (vm->dlog)
+		dlog_free(vm->dlog);
 	backing_destroy(&vm->test);
 	if (vm->sys && vm->sys != MAP_FAILED)
 		munmap(vm->sys, vm->sys_size);

@@ -71,5 +71,6 @@ done"
 	assert_success
 	assert_line --regexp "^  boot_ms +[0-9.]+ "
 	assert_line --regexp "^  guest_host_ratio +[0-9.]+ "
-	assert_line --regexp "^  exits_per_pass +[0-9.]+ "
+	assert_line --regexp "^  guest_exits_per_pass +[0-9]+ "
+	assert_line --regexp "^  exits_per_pass +[0-9]+ "
 }

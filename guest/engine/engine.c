@@ -7,8 +7,6 @@
  */
 #include "../guest.h"
 
-#define HEARTBEAT_MASK	4095
-
 void engine_init(struct engine *e, struct mmub_boot_info *bi, u32 cpu)
 {
 	const struct mmub_workload *wl = &bi->wl;
@@ -77,10 +75,20 @@ static bool in_ranges(const struct mmub_workload *wl, u64 off)
 	return false;
 }
 
-/* The stamp changes with the generation, so a rewritten page differs. */
-static u64 stamp_of(u64 generation, u32 cpu)
+/*
+ * Between batches: publish progress, then adopt the host's epoch.  The
+ * release store of epoch_seen orders every earlier write before it, so
+ * once the host sees epoch_seen >= E no write with an older epoch is
+ * still in flight.
+ */
+static u64 batch_boundary(struct engine *e, u64 generation)
 {
-	return (generation << 16) | (cpu + 1);
+	struct mmub_mailbox *mb = e->mb;
+	u64 epoch = mmub_load_acquire(&mb->epoch);
+
+	mmub_store_relaxed(&mb->heartbeat, ++e->heartbeat);
+	mmub_store_release(&mb->epoch_seen, epoch);
+	return MMUB_STAMP(generation, epoch, e->cpu);
 }
 
 bool engine_pass(struct engine *e, u64 generation, bool loop,
@@ -90,7 +98,7 @@ bool engine_pass(struct engine *e, u64 generation, bool loop,
 	bool latency = wl->flags & MMUB_WL_LATENCY;
 	/* Compare 32 random bits with this instead of a division per access. */
 	u64 wthresh = ((u64)wl->write_pct << 32) / 100;
-	u64 stamp = stamp_of(generation, e->cpu);
+	u64 stamp = batch_boundary(e, generation);
 	u64 i, idx, addr, t0, writes = 0, done = 0;
 	struct mmub_mailbox *mb = e->mb;
 	bool complete = true, w;
@@ -114,8 +122,8 @@ bool engine_pass(struct engine *e, u64 generation, bool loop,
 		if (latency)
 			mmub_hist_add(&mb->lat, arch_clock() - t0);
 		writes += w;
-		if ((++done & HEARTBEAT_MASK) == 0) {
-			mmub_store_relaxed(&mb->heartbeat, ++e->heartbeat);
+		if ((++done % MMUB_BATCH) == 0) {
+			stamp = batch_boundary(e, generation);
 			if (loop && mmub_load_acquire(&mb->stop)) {
 				complete = false;
 				break;
@@ -126,7 +134,7 @@ bool engine_pass(struct engine *e, u64 generation, bool loop,
 	rec->accesses = done;
 	rec->writes = writes;
 	mmub_store_relaxed(&mb->accesses, mb->accesses + done);
-	mmub_store_relaxed(&mb->heartbeat, ++e->heartbeat);
+	batch_boundary(e, generation);
 	return complete;
 }
 

@@ -53,7 +53,8 @@ int scenario_touch(const struct run_config *cfg)
 			       vm.boot_ms);
 			report_passes(&vm, ph, nph);
 			report_stats(&vm, ph, nph);
-			report_json_phases(&j, &vm, ph, nph);
+			report_json_run(&j, &vm, ph, nph);
+			json_obj_end(&j);
 		}
 		for (u32 k = 0; k < nph; k++)
 			phase_free(&ph[k]);

@@ -60,22 +60,36 @@ struct mmub_pass {
 
 #define MMUB_PRINT_BUF	1024
 
+/*
+ * The 8-byte stamp the guest writes at each written stride: its epoch
+ * lets the dirty-log oracle tell writes before a harvest from writes
+ * after it (see host/oracle.c).
+ */
+#define MMUB_STAMP(gen, epoch, cpu) \
+	(((u64)(gen) << 40) | ((u64)((epoch) & 0xffffffffU) << 8) | ((cpu) + 1))
+#define MMUB_STAMP_EPOCH(stamp)	(((stamp) >> 8) & 0xffffffffU)
+
+/* Accesses between two looks at the mailbox (heartbeat, stop, epoch). */
+#define MMUB_BATCH	4096
+
 struct mmub_mailbox {
 	/* host -> guest */
 	u64 cmd_seq;
 	u32 cmd;
 	u32 cmd_arg;
 	u64 stop;
-	u64 host_pad[5];
+	u64 epoch;	/* stamped into writes; read once per batch */
+	u64 host_pad[4];
 
 	/* guest -> host, on its own cache line */
 	u64 ack_seq;
 	u32 state;
 	u32 error;
-	u64 heartbeat;	/* bumped at least every 4096 accesses */
+	u64 heartbeat;	/* bumped at least every MMUB_BATCH accesses */
 	u64 passes_done;
 	u64 accesses;	/* since boot, all passes */
-	u64 guest_pad[3];
+	u64 epoch_seen;	/* every write with an older epoch is done */
+	u64 guest_pad[2];
 
 	struct mmub_fault fault;
 
