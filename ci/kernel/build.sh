@@ -44,7 +44,7 @@ while (($#)); do
 done
 
 case $arch in
-x86_64) cross= target=bzImage image=arch/x86/boot/bzImage ;;
+x86_64) cross='' target=bzImage image=arch/x86/boot/bzImage ;;
 arm64) cross=aarch64-linux-gnu- target=Image image=arch/arm64/boot/Image ;;
 *) die "unknown --arch '$arch' (x86_64 or arm64)" ;;
 esac
@@ -226,13 +226,12 @@ build_series() {
 	echo "$key" >"$tree/build/.mmubench-key"
 }
 
+t_all=$EPOCHREALTIME
 exec 9>"$cache/.lock-$arch"
 if ! flock -n 9; then
 	note "waiting for another build of $arch ($cache/.lock-$arch)"
-	flock 9
+	timed "wait for lock" flock 9
 fi
-
-t_all=$EPOCHREALTIME
 ensure_source
 build_original
 [[ $series == original ]] || build_series

@@ -18,8 +18,8 @@ set -euo pipefail
 prog=ci/nested/run.sh
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-arch=x86_64 kernel= series=original smp=2 mem=2G cpu=max timeout=600
-append= verbose=
+arch=x86_64 kernel='' series=original smp=2 mem=2G cpu=max timeout=600
+append='' verbose=''
 files=()
 cmd=()
 
@@ -55,9 +55,10 @@ done
 # One host thread per vCPU (MTTCG): -smp 2 uses both cores.
 case $arch in
 x86_64)
-	qemu=(qemu-system-x86_64 -accel tcg,thread=multi -M pc) console=ttyS0 pkg=qemu-system-x86 ;;
+	qemu=(qemu-system-x86_64 -accel 'tcg,thread=multi' -M pc) console=ttyS0 pkg=qemu-system-x86 ;;
 arm64)
-	qemu=(qemu-system-aarch64 -accel tcg,thread=multi -M virt,virtualization=on,gic-version=3)
+	qemu=(qemu-system-aarch64 -accel 'tcg,thread=multi'
+	      -M 'virt,virtualization=on,gic-version=3')
 	console=ttyAMA0 pkg=qemu-system-arm ;;
 *) die "--arch must be x86_64 or arm64" 2 ;;
 esac
