@@ -35,7 +35,8 @@ GUEST_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding \
 
 # Shared with the host, and run by the guest before it is in user mode.
 COMMON_SRCS := common/histogram.c common/layout.c common/pgtable.c \
-	common/workload.c common/arch/x86_64/pgtable.c
+	common/workload.c common/arch/x86_64/pgtable.c \
+	common/arch/arm64/pgtable.c
 GUEST_PRIV_SRCS += guest/lib/string.c $(COMMON_SRCS)
 GUEST_USER_SRCS += guest/core.c guest/libc.c guest/engine/engine.c \
 	guest/engine/standalone.c
@@ -106,7 +107,8 @@ $(GUEST_OUT)/obj/%.o: %.S
 $(GUEST_ELF): $(GUEST_OBJS) linker/$(ARCH).ld
 	@echo "  LD      $@"
 	$(Q)$(GUEST_LD) -static -nostdlib -T linker/$(ARCH).ld -o $@ \
-		$(GUEST_OBJS) $(NEWLIB_LIB)/libc.a $(NEWLIB_LIB)/libm.a
+		$(GUEST_OBJS) $(NEWLIB_LIB)/libc.a $(NEWLIB_LIB)/libm.a \
+		$(GUEST_ARCH_LIBS)
 
 -include $(GUEST_OBJS:.o=.d) $(HOST_OBJS:.o=.d)
 
@@ -155,3 +157,12 @@ $(UNIT_BIN): test/unit/unit.c $(COMMON_SRCS) $(wildcard include/mmubench/*.h)
 	$(Q)gcc -std=gnu11 -O1 -g -Wall -Wextra -Werror -Iinclude \
 		-fsanitize=address,undefined -fno-sanitize-recover=undefined \
 		-o $@ test/unit/unit.c $(COMMON_SRCS)
+
+PROBES_TEST := $(O)/san/probes-test
+unit: $(PROBES_TEST)
+$(PROBES_TEST): test/unit/probes.c host/kernel/probes.c common/histogram.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	$(Q)gcc -std=gnu11 -O1 -g -Wall -Wextra -Werror -Iinclude \
+		-fsanitize=address,undefined -fno-sanitize-recover=undefined \
+		-o $@ $^

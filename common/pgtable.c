@@ -120,22 +120,51 @@ int mmub_pt_map(struct mmub_pt *pt, u64 va, u64 pa, u64 size, u64 page,
 	return 0;
 }
 
-u64 mmub_pt_lookup(struct mmub_pt *pt, u64 va, u64 *page)
+/* The entry mapping @va at the level where the walk ends, or NULL. */
+static u64 *leaf_entry(struct mmub_pt *pt, u64 va, u32 *level_out)
 {
 	const struct mmub_pt_fmt *f = pt->fmt;
 	u64 *t = table_of(pt, pt->root);
 	u32 level;
 
 	for (level = f->levels - 1;; level--) {
-		u64 e = t[level_index(va, level)];
+		u64 *e = &t[level_index(va, level)];
 
-		if (!f->present(e))
-			return 0;
-		if (level == 0 || f->is_leaf(e, level)) {
-			if (page)
-				*page = level_size(level);
+		if (!f->present(*e))
+			return NULL;
+		if (level == 0 || f->is_leaf(*e, level)) {
+			*level_out = level;
 			return e;
 		}
-		t = table_of(pt, e & f->addr_mask);
+		t = table_of(pt, *e & f->addr_mask);
 	}
+}
+
+u64 mmub_pt_lookup(struct mmub_pt *pt, u64 va, u64 *page)
+{
+	u32 level;
+	u64 *e = leaf_entry(pt, va, &level);
+
+	if (!e)
+		return 0;
+	if (page)
+		*page = level_size(level);
+	return *e;
+}
+
+int mmub_pt_protect(struct mmub_pt *pt, u64 va, u64 size, u32 prot)
+{
+	const struct mmub_pt_fmt *f = pt->fmt;
+	u64 end = va + size, *e;
+	u32 level;
+
+	while (va < end) {
+		e = leaf_entry(pt, va, &level);
+		if (!e || !mmub_is_aligned(va, level_size(level)) ||
+		    end - va < level_size(level))
+			return -1;
+		*e = (*e & f->addr_mask) | f->leaf(level, prot);
+		va += level_size(level);
+	}
+	return 0;
 }

@@ -1,16 +1,21 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
-# The arm64 guest image, on any build machine: its protocol note, and
-# standalone runs under QEMU TCG (-M virt -kernel), SMP included.  The
-# image is built here (make ARCH=arm64 guest) if it is not yet.
+# The arm64 port, on any build machine: the guest image's protocol note,
+# standalone runs under QEMU TCG (-M virt -kernel), SMP included, and the
+# arm64 harness on KVM inside the nested arm64 kernel when that kernel is
+# already built.  Guest and harness are built here (make ARCH=arm64).
 load helpers
 
 A64_GUEST=${A64_GUEST:-$O/arm64/guest.elf}
+A64_MMUBENCH=${A64_MMUBENCH:-$O/arm64/mmubench}
+A64_KERNEL=${MMUBENCH_CACHE:-$HOME/.cache/mmubench}/kernel/trees/original-arm64/build/arch/arm64/boot/Image
 
 setup_file() {
 	command -v qemu-system-aarch64 >/dev/null || return 0
 	make -s -C "$ROOT" O="$O" ARCH=arm64 guest \
 		>"$BATS_FILE_TMPDIR/build.log" 2>&1 || true
+	make -s -C "$ROOT" O="$O" ARCH=arm64 host \
+		>"$BATS_FILE_TMPDIR/host.log" 2>&1 || true
 }
 
 setup() {
@@ -84,4 +89,25 @@ qemu_a64() { # SMP APPEND [QEMU OPTIONS...]
 	# QEMU exits 0 on SYSTEM_OFF; the console still tells the failure.
 	assert_success
 	assert_line "MMUB-EXIT status=3"
+}
+
+@test "arm64: the arm64 harness runs the guest on KVM (here or nested)" {
+	local mode=nested
+	if [[ $(uname -m) == aarch64 && -r /dev/kvm && -w /dev/kvm ]]; then
+		mode=direct
+	elif [[ ! -f $A64_KERNEL ]]; then
+		skip "no /dev/kvm on arm64 here, and the nested arm64 kernel is not built (make kernel ARCH=arm64, about 30 min)"
+	fi
+	[[ -x $A64_MMUBENCH ]] ||
+		fail "make ARCH=arm64 host failed: $(tail -n 5 "$BATS_FILE_TMPDIR/host.log")"
+	MMUBENCH_KVM=$mode run "$ROOT/ci/kvm-exec.sh" --arch arm64 --sh '
+		mmubench touch -v 2 -b 4m -i 1; echo "touch rc=$?"
+		mmubench touch -v 1 -b 4m --debug-action fault; echo "fault rc=$?"
+	' "$A64_MMUBENCH" "$A64_GUEST"
+	assert_success
+	assert_line --regexp "^  iter1 +1 +1024 "
+	assert_line "touch rc=0"
+	assert_line --regexp "guest exception on vCPU 0: exception class 0x24 \(data abort from EL0, translation fault at level 0\) at ELR 0x402[0-9a-f]+, FAR 0x7ffff0000000, ESR 0x9200004[4-7], EL0$"
+	assert_line --regexp "vCPU 0 registers: PC=0x[0-9a-f]+ .*ESR_EL1=0x9200004[4-7] FAR_EL1=0x7ffff0000000 ELR_EL1=0x402"
+	assert_line "fault rc=1"
 }

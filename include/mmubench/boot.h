@@ -18,12 +18,10 @@
 #include <mmubench/types.h>
 #include <mmubench/workload.h>
 #include <mmubench/mailbox.h>
+#include <mmubench/version.h>
 
 #define MMUB_BOOT_MAGIC		0x68636e6562756d6dULL	/* "mmubench" */
-#define MMUB_BOOT_VERSION	1
 
-/* Type of the ELF note (name "mmubench") that carries the version. */
-#define MMUB_NOTE_VERSION	1
 
 #define MMUB_MAX_VCPUS		64
 #define MMUB_KSTACK_SIZE	(16 * MMUB_KIB)
@@ -37,6 +35,15 @@
 
 /* x86: the doorbell is a 32-bit OUT to this port, data = enum mmub_doorbell */
 #define MMUB_X86_DOORBELL_PORT	0xe0
+
+/*
+ * arm64: the doorbell is a 32-bit store of enum mmub_doorbell to this
+ * guest physical address.  No memslot backs it, so KVM exits to the VMM
+ * with KVM_EXIT_MMIO.  The VMM maps the 2M block holding it (Device
+ * memory EL0 may write) with one entry in the table that maps the system
+ * memory, which must therefore lie in [1G, MMUB_ARM64_DOORBELL_GPA).
+ */
+#define MMUB_ARM64_DOORBELL_GPA	0x7fe00000ULL
 
 struct mmub_boot_info {
 	u64 magic;

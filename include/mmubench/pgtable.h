@@ -17,6 +17,14 @@
 #define MMUB_PROT_WRITE	(1U << 0)
 #define MMUB_PROT_EXEC	(1U << 1)
 #define MMUB_PROT_USER	(1U << 2)
+/* Device memory (MMIO: a UART, a doorbell); never executable.  arm64 only. */
+#define MMUB_PROT_DEVICE	(1U << 3)
+
+/*
+ * MAIR_EL1 that mmub_pt_arm64's AttrIndx values assume: index 0 is
+ * Normal write-back (read/write-allocate), index 1 Device-nGnRE.
+ */
+#define MMUB_ARM64_MAIR	0x04ffULL
 
 struct mmub_pt_fmt {
 	const char *name;
@@ -60,5 +68,13 @@ int mmub_pt_map(struct mmub_pt *pt, u64 va, u64 pa, u64 size, u64 page,
 
 /* Walk: the leaf entry for @va and its page size, or 0 if unmapped. */
 u64 mmub_pt_lookup(struct mmub_pt *pt, u64 va, u64 *page);
+
+/*
+ * Give the leaves that map [va, va + size) the attributes of @prot,
+ * keeping their output addresses.  Returns 0, or -1 (possibly after
+ * changing a part) if some of the range is unmapped or only part of a
+ * leaf is covered.  No TLB or cache maintenance: the caller's job.
+ */
+int mmub_pt_protect(struct mmub_pt *pt, u64 va, u64 size, u32 prot);
 
 #endif

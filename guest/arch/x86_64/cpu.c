@@ -10,9 +10,6 @@
 #include "x86.h"
 #include "../../guest.h"
 
-MMUB_STATIC_ASSERT(MMUB_NOTE_VERSION_ASM == MMUB_NOTE_VERSION);
-MMUB_STATIC_ASSERT(MMUB_BOOT_VERSION_ASM == MMUB_BOOT_VERSION);
-
 struct x86_tss {
 	u32 reserved0;
 	u64 rsp[3];

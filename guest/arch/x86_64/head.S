@@ -11,6 +11,7 @@
  * Both end in x86_cpl0_init(), which drops to CPL3 where the workload runs.
  */
 #include "x86.h"
+#include <mmubench/version.h>
 
 	.section .text.head, "ax"
 	.code64
@@ -159,7 +160,7 @@ pvh_stack_top:
 	.align 4
 	.long	9
 	.long	4
-	.long	MMUB_NOTE_VERSION_ASM
+	.long	MMUB_NOTE_VERSION
 	.asciz	"mmubench"
 	.align 4
-	.long	MMUB_BOOT_VERSION_ASM
+	.long	MMUB_BOOT_VERSION

@@ -28,8 +28,4 @@
 #define QEMU_DEBUG_EXIT_PORT	0xf4
 #define COM1_PORT		0x3f8
 
-/* Keep in step with include/mmubench/boot.h (checked in cpu.c). */
-#define MMUB_NOTE_VERSION_ASM	1
-#define MMUB_BOOT_VERSION_ASM	1
-
 #endif

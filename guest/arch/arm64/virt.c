@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Standalone boot under QEMU -M virt -kernel guest.elf: no VMM prepared
+ * anything, so at EL1, with the MMU off, CPU 0 reads the device tree (RAM,
+ * command line, CPUs), places its memory with the shared layout, builds
+ * its page tables with the shared builder, turns the MMU on, starts the
+ * other vCPUs with PSCI CPU_ON, and joins the common path as a
+ * standalone run.
+ *
+ * Command line: vcpus=1 mem=64m page=4k|2m|1g plus the workload's words
+ * (see include/mmubench/workload.h), e.g. "vcpus=2 passes=3 stride=2m".
+ */
+#include <mmubench/boot.h>
+#include <mmubench/pgtable.h>
+#include "arm64.h"
+#include "../../guest.h"
+
+#define CURRENT_EL_1	(1 << 2)
+#define MPIDR_AFF_MASK	0xff00ffffffULL
+
+struct virt_args {
+	u32 vcpus;
+	u64 mem;
+	u64 page;
+};
+
+extern char __image_start[], __ro_end[], __image_end[];
+extern struct mmub_boot_info *arm64_boot_info;
+__attribute__((noreturn)) void virt_main(u64 x0);
+
+static struct mmub_boot_info virt_bi;
+static struct arm64_fdt_info fdt;
+static char cmdline[1024];
+
+__attribute__((noreturn))
+static void early_fail(const char *what, const char *detail)
+{
+	arm64_el1_puts("MMUB error: ");
+	arm64_el1_puts(what);
+	arm64_el1_puts(detail);
+	arm64_el1_puts("\nMMUB-EXIT status=2\n");
+	arm64_el1_exit(2);
+}
+
+static bool str_eq(const char *a, const char *b)
+{
+	while (*a && *a == *b) {
+		a++;
+		b++;
+	}
+	return *a == *b;
+}
+
+static int parse_arg(struct virt_args *a, char *key, char *val)
+{
+	u64 v;
+
+	if (!val)
+		return -1;
+	if (str_eq(key, "vcpus")) {
+		if (mmub_parse_size(val, &v) || !v || v > MMUB_MAX_VCPUS)
+			return -1;
+		a->vcpus = (u32)v;
+		return 0;
+	}
+	if (str_eq(key, "mem"))
+		return mmub_parse_size(val, &a->mem) || !a->mem ? -1 : 0;
+	if (str_eq(key, "page"))
+		return mmub_parse_size(val, &a->page) ? -1 : 0;
+	return mmub_wl_parse_word(&virt_bi.wl, key, val);
+}
+
+/* Split the command line in place into key=value words. */
+static void parse_cmdline(struct virt_args *a, char *s)
+{
+	char *key, *val;
+
+	while (*s) {
+		while (*s == ' ')
+			s++;
+		if (!*s)
+			break;
+		key = s;
+		val = NULL;
+		while (*s && *s != ' ') {
+			if (*s == '=' && !val) {
+				*s = 0;
+				val = s + 1;
+			}
+			s++;
+		}
+		if (*s)
+			*s++ = 0;
+		/* Unknown words (e.g. console=) are ignored on purpose. */
+		if (parse_arg(a, key, val) < 0)
+			early_fail("bad value for guest command line key ",
+				   key);
+	}
+}
+
+static u32 be32_at(u64 addr)
+{
+	const volatile u8 *p = (const volatile u8 *)addr;
+
+	return (u32)p[0] << 24 | (u32)p[1] << 16 | (u32)p[2] << 8 | p[3];
+}
+
+/*
+ * QEMU passes the device tree in x0 to Linux images; for an ELF image it
+ * puts it at the start of RAM (below the image) and x0 may be 0.
+ */
+static const void *find_fdt(u64 x0)
+{
+	u64 ram = (u64)__image_start - ARM64_IMAGE_OFFSET;
+
+	if (x0 && !(x0 & 7) && be32_at(x0) == ARM64_FDT_MAGIC)
+		return (const void *)x0;
+	if (be32_at(ram) == ARM64_FDT_MAGIC)
+		return (const void *)ram;
+	return NULL;
+}
+
+/* The RAM range that holds the image: [*base, return value). */
+static u64 ram_of_image(u64 *base)
+{
+	u64 img = (u64)__image_start;
+	u32 i;
+
+	for (i = 0; i < fdt.nr_mem; i++) {
+		if (img >= fdt.mem_base[i] &&
+		    img - fdt.mem_base[i] < fdt.mem_size[i]) {
+			*base = fdt.mem_base[i];
+			return fdt.mem_base[i] + fdt.mem_size[i];
+		}
+	}
+	return 0;
+}
+
+static void zero_page(u64 addr)
+{
+	u64 *p = (u64 *)addr;
+	u32 i;
+
+	for (i = 0; i < MMUB_SZ_4K / 8; i++)
+		p[i] = 0;
+}
+
+/*
+ * Text and read-only data are executable at EL1 and EL0 and writable by
+ * neither (EL1 may never execute what EL0 can write); the rest of the
+ * system memory is read/write for both; the PL011 is device memory EL0
+ * writes to directly.  Page 0 stays unmapped to catch NULL.
+ */
+static void build_tables(const struct mmub_layout *l, struct mmub_pt *pt)
+{
+	u32 rw = MMUB_PROT_WRITE | MMUB_PROT_USER;
+	u32 ro = MMUB_PROT_EXEC | MMUB_PROT_USER;
+	u32 test = rw | (virt_bi.flags & MMUB_BOOT_TEST_EXEC ?
+			 MMUB_PROT_EXEC : 0);
+	u64 img = (u64)__image_start, ro_end = (u64)__ro_end;
+
+	zero_page(l->pgtable);
+	if (mmub_pt_init(pt, &mmub_pt_arm64, arm64_identity, NULL, l->pgtable,
+			 l->pgtable_size))
+		early_fail("page tables: ", "bad pool");
+	if (mmub_pt_map(pt, l->sys_base + MMUB_SZ_4K, l->sys_base + MMUB_SZ_4K,
+			img - l->sys_base - MMUB_SZ_4K, MMUB_SZ_4K, rw) ||
+	    mmub_pt_map(pt, img, img, ro_end - img, MMUB_SZ_4K, ro) ||
+	    mmub_pt_map(pt, ro_end, ro_end, l->sys_end - ro_end, MMUB_SZ_4K,
+			rw) ||
+	    mmub_pt_map(pt, PL011_BASE, PL011_BASE, MMUB_SZ_4K, MMUB_SZ_4K,
+			rw | MMUB_PROT_DEVICE) ||
+	    mmub_pt_map(pt, l->test_gpa, l->test_gpa, l->test_size,
+			l->guest_page, test))
+		early_fail("page tables: ", "pool too small or page size "
+			   "not supported");
+}
+
+static s64 psci_call(u64 fn, u64 a1, u64 a2, u64 a3)
+{
+	register u64 x0 asm("x0") = fn;
+	register u64 x1 asm("x1") = a1;
+	register u64 x2 asm("x2") = a2;
+	register u64 x3 asm("x3") = a3;
+
+	/* SMCCC 1.0 lets the callee corrupt x4-x17. */
+	asm volatile("hvc #0"
+		     : "+r"(x0), "+r"(x1), "+r"(x2), "+r"(x3)
+		     :
+		     : "x4", "x5", "x6", "x7", "x8", "x9", "x10", "x11", "x12",
+		       "x13", "x14", "x15", "x16", "x17", "memory");
+	return (s64)x0;
+}
+
+/*
+ * The others start with the MMU off and read the boot info, its pointer
+ * and their kernel stacks from memory: push them out of the cache first.
+ */
+static void start_secondaries(struct mmub_boot_info *bi)
+{
+	u64 self = 0, mpidr;
+	u32 i, next = 1;
+
+	asm volatile("mrs %0, mpidr_el1" : "=r"(self));
+	self &= MPIDR_AFF_MASK;
+	arm64_dcache_clean((u64)&arm64_boot_info,
+			   (u64)&arm64_boot_info + sizeof(arm64_boot_info));
+	arm64_dcache_clean((u64)bi, (u64)bi + sizeof(*bi));
+	arm64_dcache_clean(bi->kstack_gpa,
+			   bi->kstack_gpa + bi->nr_vcpus * MMUB_KSTACK_SIZE);
+	for (i = 0; i < fdt.nr_cpus && next < bi->nr_vcpus; i++) {
+		mpidr = fdt.mpidr[i];
+		if ((mpidr & MPIDR_AFF_MASK) == self)
+			continue;
+		if (psci_call(PSCI_CPU_ON_64, mpidr,
+			      (u64)arm64_secondary_entry, next))
+			early_fail("PSCI: ", "CPU_ON failed for a vCPU");
+		next++;
+	}
+}
+
+static void check_cpu(void)
+{
+	u64 el;
+
+	asm volatile("mrs %0, CurrentEL" : "=r"(el));
+	if (el != CURRENT_EL_1)
+		early_fail("boot: ", "not entered at EL1 (boot without "
+			   "virtualization=on or secure=on)");
+	if (fdt.psci_method && !str_eq(fdt.psci_method, "hvc"))
+		early_fail("PSCI: ", "the conduit is not HVC");
+}
+
+static void read_config(struct virt_args *a, u64 x0)
+{
+	const void *blob = find_fdt(x0);
+	const char *s;
+	u32 i;
+
+	if (!blob)
+		early_fail("device tree: ", "none found (boot with QEMU -M "
+			   "virt -kernel guest.elf)");
+	if (arm64_fdt_read(blob, &fdt))
+		early_fail("device tree: ", "malformed");
+	check_cpu();
+	mmub_wl_defaults(&virt_bi.wl);
+	s = fdt.bootargs ? fdt.bootargs : "";
+	for (i = 0; s[i] && i < sizeof(cmdline) - 1; i++)
+		cmdline[i] = s[i];
+	cmdline[i] = 0;
+	parse_cmdline(a, cmdline);
+	if (a->vcpus > fdt.nr_cpus)
+		early_fail("vcpus: ", "more than the CPUs QEMU has (-smp)");
+}
+
+__attribute__((noreturn))
+void virt_main(u64 x0)
+{
+	struct virt_args a = { .vcpus = 1, .mem = 64 * MMUB_MIB,
+			       .page = MMUB_SZ_4K };
+	u64 img = (u64)__image_start, ram_base = 0, ram_end;
+	struct mmub_layout l;
+	struct mmub_pt pt;
+
+	read_config(&a, x0);
+	ram_end = ram_of_image(&ram_base);
+	if (!ram_end)
+		early_fail("device tree: ", "no memory node holds the image");
+	if (mmub_layout_compute(&l, ram_base, img, (u64)__image_end, a.vcpus,
+				0, a.mem, a.page))
+		early_fail("mem/page: ", "mem must be a multiple of page "
+			   "(4k, 2m or 1g)");
+	if (l.test_gpa + l.test_size > ram_end)
+		early_fail("mem: ", "larger than the RAM QEMU gave (-m)");
+	if (virt_bi.wl.stride > l.test_size)
+		early_fail("stride: ", "larger than mem");
+
+	virt_bi.flags |= MMUB_BOOT_STANDALONE;
+	build_tables(&l, &pt);
+	/* Written with the MMU off: no stale cached copy may hide them. */
+	arm64_dcache_inval(l.pgtable, pt.pool);
+	arm64_dcache_inval(img, (u64)__image_end);
+	arm64_mmu_on(pt.root);
+
+	/* RAM from QEMU is zero, but a warm reset may not be: clear ours. */
+	__builtin_memset((void *)l.mailbox, 0, l.pgtable - l.mailbox);
+	mmub_boot_info_init(&virt_bi, &l);
+	virt_bi.pgtable_root = pt.root;
+	asm volatile("mrs %0, cntfrq_el0" : "=r"(virt_bi.clk_hz));
+	arm64_boot_info = &virt_bi;
+	start_secondaries(&virt_bi);
+	arm64_el1_init(&virt_bi, 0);
+}
