@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "mmubench.h"
 #include "cli.h"
+#include "scenarios/zap.h"
 
 enum {
 	OPT_GUEST_PAGE = 256,
@@ -33,6 +34,10 @@ enum {
 	OPT_ROUNDS,
 	OPT_TABLE,
 	OPT_DEBUG_DROP,
+	OPT_ZAP,
+	OPT_ZAP_COUNT,
+	OPT_ZAP_DURATION,
+	OPT_ZAP_PAUSE,
 	OPT_HELP,
 };
 
@@ -53,7 +58,11 @@ static const struct option long_opts[] = {
 	{ "ring-size", required_argument, NULL, OPT_RING_SIZE },
 	{ "verify", no_argument, NULL, OPT_VERIFY },
 	{ "rounds", required_argument, NULL, OPT_ROUNDS },
-	{ "table", required_argument, NULL, OPT_TABLE },
+	{ "table", optional_argument, NULL, OPT_TABLE },
+	{ "zap", required_argument, NULL, OPT_ZAP },
+	{ "zap-count", required_argument, NULL, OPT_ZAP_COUNT },
+	{ "zap-duration", required_argument, NULL, OPT_ZAP_DURATION },
+	{ "zap-pause", required_argument, NULL, OPT_ZAP_PAUSE },
 	{ "debug-drop-dirty", required_argument, NULL, OPT_DEBUG_DROP },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
@@ -133,6 +142,7 @@ static void defaults(struct run_config *cfg)
 	cfg->ring_bytes = 64 * 1024;
 	cfg->rounds = 200;
 	cfg->debug_drop_round = -1;
+	cfg->zap_count = 200;
 	for (int i = 0; i < MMUB_MAX_VCPUS; i++)
 		cfg->pin[i] = -1;
 	mmub_wl_defaults(&cfg->wl);
@@ -187,11 +197,13 @@ static void validate_dirty_log(struct run_config *cfg)
 
 	if (!dl) {
 		if (cfg->dirty_mode || cfg->clear_chunk || cfg->verify ||
-		    cfg->table || ring_size_given || cfg->debug_drop_round >= 0)
-			die("--mode, -g, -k, --ring-size, --verify, --table and "
+		    ring_size_given || cfg->debug_drop_round >= 0)
+			die("--mode, -g, -k, --ring-size, --verify and "
 			    "--debug-drop-dirty belong to the dirty-log scenario");
 		return;
 	}
+	if (cfg->table && strcmp(cfg->table, "enable"))
+		die("--table %s: unknown (accepted: enable)", cfg->table);
 	if (!cfg->dirty_mode)
 		cfg->dirty_mode = DLOG_CLEAR;
 	if (cfg->clear_chunk && cfg->dirty_mode != DLOG_CLEAR &&
@@ -207,6 +219,32 @@ static void validate_dirty_log(struct run_config *cfg)
 		    "catch the dropped page");
 	if (cfg->table && cfg->verify)
 		die("--table enable: measures enabling only; drop --verify");
+}
+
+/* Zap options: the pattern must fit the memory and its pages. */
+static void validate_zap(struct run_config *cfg, u64 total)
+{
+	const char *why;
+
+	if (strcmp(cfg->scenario, "zap")) {
+		if (cfg->zap_name || cfg->zap_duration_s || cfg->zap_pause_us ||
+		    cfg->zap_count != 200)
+			die("--zap, --zap-count, --zap-duration and --zap-pause "
+			    "belong to the zap scenario");
+		if (cfg->table && strcmp(cfg->scenario, "dirty-log"))
+			die("--table belongs to the dirty-log and zap scenarios");
+		return;
+	}
+	if (!cfg->zap_name && !cfg->table)
+		zap_parse_pattern(cfg, "same16");
+	if (cfg->wl.write_pct != 100)
+		die("-w %u: zap checks every refault by writing; it needs -w "
+		    "100", cfg->wl.write_pct);
+	if (cfg->table)
+		return;
+	why = zap_unfit(cfg, total);
+	if (why)
+		die("--zap %s: %s", cfg->zap_name, why);
 }
 
 /* Cross-option checks: everything must divide evenly, or say why. */
@@ -237,6 +275,7 @@ static void validate(struct run_config *cfg)
 		    fmt_size(unit, b, sizeof(b)));
 	check_ranges(cfg, total);
 	validate_dirty_log(cfg);
+	validate_zap(cfg, total);
 	if (cfg->pinned) {
 		for (u32 i = 0; i < cfg->nr_vcpus; i++)
 			if (cfg->pin[i] < 0)
@@ -368,9 +407,25 @@ static void parse_one(struct run_config *cfg, int c, const char *arg)
 		cfg->rounds = (u32)parse_u64_opt("--rounds", arg, 0, 1000000);
 		break;
 	case OPT_TABLE:
-		if (strcmp(arg, "enable"))
-			die("--table %s: unknown (accepted: enable)", arg);
-		cfg->table = arg;
+		/* "--table" alone (zap: all six) or "--table VALUE". */
+		cfg->table = arg ? arg : "";
+		break;
+	case OPT_ZAP:
+		if (zap_parse_pattern(cfg, arg))
+			die("--zap %s: unknown pattern (accepted: same:SIZE, "
+			    "rolling:SIZE, same16, same4, c16, c4, c2, c1)", arg);
+		break;
+	case OPT_ZAP_COUNT:
+		cfg->zap_count = (u32)parse_u64_opt("--zap-count", arg, 1,
+						    100000000);
+		break;
+	case OPT_ZAP_DURATION:
+		cfg->zap_duration_s = (u32)parse_u64_opt("--zap-duration", arg,
+							 1, 86400);
+		break;
+	case OPT_ZAP_PAUSE:
+		cfg->zap_pause_us = (u32)parse_u64_opt("--zap-pause", arg, 0,
+						       10000000);
 		break;
 	case OPT_DEBUG_DROP:
 		cfg->debug_drop_round = (s64)parse_u64_opt("--debug-drop-dirty",
@@ -400,6 +455,9 @@ void cli_parse(struct run_config *cfg, int argc, char **argv)
 		if (c == '?')
 			die("%s: unknown option (see %s --help)",
 			    argv[optind - 1], MMUB_NAME);
+		if (c == OPT_TABLE && !optarg && optind < argc &&
+		    argv[optind][0] != '-')
+			optarg = argv[optind++];
 		parse_one(cfg, c, optarg);
 	}
 	if (optind < argc)

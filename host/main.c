@@ -25,6 +25,9 @@ static const struct scenario scenarios[] = {
 	{ "dirty-log", scenario_dirty_log,
 	  "enable logging (timed), first-harvest accounting, -i write+harvest "
 	  "iterations, disable; --verify checks that no dirty page is lost" },
+	{ "zap", scenario_zap,
+	  "vCPUs fault and write while the host invalidates with "
+	  "MADV_DONTNEED; zap cost, fault-side latency, refault integrity" },
 	{ "bench", scenario_bench,
 	  "figures about mmubench itself: boot time, guest/host loop ratio, "
 	  "exits per pass" },
@@ -75,6 +78,15 @@ void cli_usage(FILE *f)
 "  --table enable   the enable-time table: page sizes x modes, --repeat each\n"
 "  --debug-drop-dirty R  drop one reported page in harvest R (the oracle\n"
 "                   must then fail, naming it)\n"
+"\n"
+"zap:\n"
+"  --zap PATTERN    same:SIZE (one range again and again) or rolling:SIZE\n"
+"                   (consecutive chunks, wrapping); seed names same16,\n"
+"                   same4, c16, c4, c2, c1 (default same16)\n"
+"  --zap-count N    invalidations per run (200)\n"
+"  --zap-duration S invalidate for S seconds instead\n"
+"  --zap-pause US   pause between invalidations (0)\n"
+"  --table [LIST]   the seed's tables: same16,same4,c16,c4,c2,c1 or a subset\n"
 "  --help           this text\n"
 "\n"
 "Needs /dev/kvm (root or group kvm). Version " MMUB_VERSION ".\n");
@@ -110,5 +122,5 @@ int main(int argc, char **argv)
 		setvbuf(stdout, NULL, _IOLBF, 0);
 		return scenarios[i].run(&cfg);
 	}
-	die("%s: unknown scenario (accepted: touch, dirty-log, bench)", argv[1]);
+	die("%s: unknown scenario (accepted: touch, dirty-log, zap, bench)", argv[1]);
 }

@@ -199,6 +199,9 @@ int backing_create(struct backing *b, enum backing_type t, u64 size,
 	switch (t) {
 	case BACKING_ANONYMOUS:
 		r = map_anon(b, MAP_PRIVATE, MMUB_SZ_4K);
+		/* 4K means 4K, also where THP is "always" (as the selftests). */
+		if (!r && madvise(b->hva, size, MADV_NOHUGEPAGE) && errno != EINVAL)
+			r = -1;
 		break;
 	case BACKING_ANONYMOUS_THP:
 		r = map_anon(b, MAP_PRIVATE, MMUB_SZ_2M);

@@ -50,6 +50,14 @@ struct run_config {
 	u32 rounds;		/* --rounds: concurrent oracle rounds */
 	const char *table;	/* --table enable */
 	s64 debug_drop_round;	/* --debug-drop-dirty: -1 = off */
+
+	/* zap */
+	bool zap_rolling;	/* --zap rolling:SIZE, else same:SIZE */
+	u64 zap_size;
+	u32 zap_count;		/* --zap-count */
+	u32 zap_duration_s;	/* --zap-duration, 0 = count only */
+	u32 zap_pause_us;	/* --zap-pause */
+	const char *zap_name;	/* the pattern as given, for tables */
 };
 
 /* Guest memory backing (memory.c). */
@@ -132,6 +140,8 @@ void *vm_gpa_to_hva(struct vm *vm, u64 gpa);
 void vm_set_test_slot_flags(struct vm *vm, u32 idx, u32 flags);
 /* Wait until every running vCPU has adopted @epoch (or is idle). */
 int vm_wait_epoch(struct vm *vm, u64 epoch);
+/* -1 (after reporting why) if a vCPU has stopped for good. */
+int vm_check(struct vm *vm);
 
 /* vcpu.c */
 int vcpu_create(struct vm *vm, u32 id);

@@ -89,6 +89,8 @@ static void setup_memory(struct vm *vm)
 	if (vm->sys == MAP_FAILED)
 		die("cannot map %llu bytes of system memory: %s",
 		    (unsigned long long)vm->sys_size, strerror(errno));
+	/* Keep KVM's page-size counters about the test memory alone. */
+	madvise(vm->sys, vm->sys_size, MADV_NOHUGEPAGE);
 	if (backing_create(&vm->test, cfg->backing, test_size,
 			   cfg->reserve_hugepages))
 		die("-s %s: cannot map %llu bytes: %s",
@@ -315,6 +317,14 @@ int vm_wait_epoch(struct vm *vm, u64 epoch)
 		}
 		usleep(20);
 	}
+}
+
+int vm_check(struct vm *vm)
+{
+	for (u32 i = 0; i < vm->cfg->nr_vcpus; i++)
+		if (__atomic_load_n(&vm->vcpus[i].end, __ATOMIC_ACQUIRE))
+			return vcpu_failed(vm, &vm->vcpus[i]);
+	return 0;
 }
 
 /* End a MMUB_CMD_LOOP and wait for every vCPU to finish its pass. */

@@ -91,6 +91,35 @@ static u64 batch_boundary(struct engine *e, u64 generation)
 	return MMUB_STAMP(generation, epoch, e->cpu);
 }
 
+/*
+ * A written word may hold: 0 (never written, or refaulted after private
+ * memory was invalidated), or a stamp this vCPU wrote.  Anything else is
+ * lost or foreign data.
+ */
+static void check_old(struct engine *e, struct mmub_pass *rec, u64 addr,
+		      u64 old, u64 generation)
+{
+	const struct mmub_workload *wl = &e->bi->wl;
+	u64 off = addr - e->bi->test_gpa;
+	bool own = old && (old & 0xff) == e->cpu + 1 &&
+		   (old >> 40) <= (generation & 0xffffff);
+
+	if (old == 0 && generation > 0) {
+		if (!rec->zero_reads++ || off < rec->zero_lo)
+			rec->zero_lo = off;
+		if (off > rec->zero_hi)
+			rec->zero_hi = off;
+		if (!(wl->flags & MMUB_WL_KEEP))
+			return;
+	} else if (old == 0 || own) {
+		return;
+	}
+	if (!rec->violations++) {
+		rec->bad_addr = addr;
+		rec->bad_value = old;
+	}
+}
+
 bool engine_pass(struct engine *e, u64 generation, bool loop,
 		 struct mmub_pass *rec)
 {
@@ -105,6 +134,7 @@ bool engine_pass(struct engine *e, u64 generation, bool loop,
 	struct perm perm;
 
 	perm_init(&perm, e->nr_selected, wl->seed + generation);
+	*rec = (struct mmub_pass){ 0 };
 	rec->generation = generation;
 	rec->clk_start = arch_clock();
 	for (i = 0; i < e->nr_selected; i++) {
@@ -115,7 +145,10 @@ bool engine_pass(struct engine *e, u64 generation, bool loop,
 		w = wl->write_pct == 100 ||
 		    (wl->write_pct && (xorshift64(&e->rng) >> 32) < wthresh);
 		t0 = latency ? arch_clock() : 0;
-		if (w)
+		if (w && (wl->flags & MMUB_WL_CHECK))
+			check_old(e, rec, addr, __atomic_exchange_n((u64 *)addr,
+				  stamp, __ATOMIC_RELAXED), generation);
+		else if (w)
 			*(volatile u64 *)addr = stamp;
 		else
 			(void)*(volatile u64 *)addr;
@@ -152,6 +185,16 @@ static void run_loop(struct engine *e, u64 generation)
 		total.clk_end = rec.clk_end;
 		total.accesses += rec.accesses;
 		total.writes += rec.writes;
+		if (rec.zero_reads && (!total.zero_reads ||
+				       rec.zero_lo < total.zero_lo))
+			total.zero_lo = rec.zero_lo;
+		total.zero_hi = mmub_max(total.zero_hi, rec.zero_hi);
+		total.zero_reads += rec.zero_reads;
+		if (rec.violations && !total.violations) {
+			total.bad_addr = rec.bad_addr;
+			total.bad_value = rec.bad_value;
+		}
+		total.violations += rec.violations;
 		if (complete)
 			e->mb->passes_done++;
 	}

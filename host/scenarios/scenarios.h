@@ -9,5 +9,6 @@ int scenario_touch(const struct run_config *cfg);
 int scenario_bench(const struct run_config *cfg);
 int scenario_dirty_log(const struct run_config *cfg);
 int dirty_log_table(const struct run_config *cfg);
+int scenario_zap(const struct run_config *cfg);
 
 #endif

@@ -55,7 +55,13 @@ struct mmub_pass {
 	u64 clk_end;
 	u64 accesses;
 	u64 writes;
-	u64 reserved[3];
+	/* MMUB_WL_CHECK: what the old contents said about each write */
+	u64 zero_reads;	/* found zero: refaulted after an invalidation */
+	u64 violations;	/* found neither zero nor our own stamp */
+	u64 zero_lo;	/* lowest and highest test-memory offset read as zero */
+	u64 zero_hi;
+	u64 bad_addr;	/* first violation: address and what was there */
+	u64 bad_value;
 };
 
 #define MMUB_PRINT_BUF	1024

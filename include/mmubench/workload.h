@@ -21,6 +21,13 @@ enum mmub_action {
 #define MMUB_WL_RANDOM		(1U << 0)
 /* Time every access with the guest clock and fill the histogram. */
 #define MMUB_WL_LATENCY		(1U << 1)
+/*
+ * Write by exchange and check what was there: our own stamp, or zero
+ * after an invalidation of private memory.  With MMUB_WL_KEEP (shared
+ * memory, whose data survives MADV_DONTNEED) a zero is a violation too.
+ */
+#define MMUB_WL_CHECK		(1U << 2)
+#define MMUB_WL_KEEP		(1U << 3)
 
 #define MMUB_MAX_RANGES		8
 #define MMUB_FRACTION_ONE	1000000U	/* fraction_ppm of "all" */

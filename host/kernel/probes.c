@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kprobe availability and trace-text parsing; see kernel/probes.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "probes.h"
+
+static const char *const tracefs_dirs[] = {
+	"/sys/kernel/tracing",
+	"/sys/kernel/debug/tracing",
+};
+
+static bool kallsyms_has(const char *sym)
+{
+	char line[256], name[128];
+	FILE *f = fopen("/proc/kallsyms", "r");
+	bool found = false;
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%*s %*s %127s", name) == 1 &&
+			!strcmp(name, sym);
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static const char *tracefs;
+
+int probes_status(char *why, size_t len)
+{
+	char path[128];
+	int fd = -1;
+
+	for (size_t i = 0; i < sizeof(tracefs_dirs) / sizeof(*tracefs_dirs);
+	     i++) {
+		snprintf(path, sizeof(path), "%s/kprobe_events",
+			 tracefs_dirs[i]);
+		fd = open(path, O_WRONLY | O_APPEND);
+		tracefs = tracefs_dirs[i];
+		if (fd >= 0 || errno != ENOENT)
+			break;
+	}
+	if (fd < 0 && errno == ENOENT) {
+		snprintf(why, len, "no kprobe_events in tracefs: "
+			 "CONFIG_KPROBE_EVENTS, or tracefs not mounted");
+		return -1;
+	}
+	if (fd < 0) {
+		snprintf(why, len, "%s: %s (kernel lockdown, or not root)",
+			 path, strerror(errno));
+		return -1;
+	}
+	close(fd);
+	if (!kallsyms_has("tdp_mmu_zap_leafs")) {
+		snprintf(why, len, "tdp_mmu_zap_leafs is not in /proc/kallsyms "
+			 "(inlined, or no TDP MMU)");
+		return -1;
+	}
+	return 0;
+}
+
+struct open_call {
+	long pid;
+	double t;
+};
+
+/*
+ * "task-1234 [001] d..1. 5678.123456: event: ..." (ftrace) or
+ * "task 1234 [001] 5678.123456: event: ..." (perf script): the pid is the
+ * number right before " [", after a dash or a blank.
+ */
+static bool parse_line(const char *l, long *pid, double *t, char *ev,
+		       size_t evlen)
+{
+	const char *br = strstr(l, " ["), *colon, *d, *p;
+	size_t n;
+
+	if (!br)
+		return false;
+	for (d = br; d > l && d[-1] == ' '; d--)
+		;
+	for (p = d; p > l && p[-1] >= '0' && p[-1] <= '9'; p--)
+		;
+	if (p == d || p == l || (p[-1] != '-' && p[-1] != ' ') ||
+	    sscanf(p, "%ld", pid) != 1)
+		return false;
+	/* The timestamp is the number right before the first ": ". */
+	colon = strstr(br, ": ");
+	if (!colon)
+		return false;
+	for (p = colon; p > br && p[-1] != ' '; p--)
+		;
+	if (sscanf(p, "%lf", t) != 1)
+		return false;
+	/* The event ends at the next ": " (perf's contain "group:name"). */
+	for (p = colon + 2; *p == ' '; p++)
+		;
+	d = strstr(p, ": ");
+	n = d ? (size_t)(d - p) : strlen(p);
+	if (!n || n >= evlen)
+		return false;
+	memcpy(ev, p, n);
+	ev[n] = 0;
+	return true;
+}
+
+static bool event_is(const char *ev, const char *want)
+{
+	const char *colon = strrchr(want, ':');
+
+	/* Accept "probe:name" for "name" and the reverse. */
+	return !strcmp(ev, want) || (colon && !strcmp(ev, colon + 1)) ||
+	       (strchr(ev, ':') && !strcmp(strchr(ev, ':') + 1, want));
+}
+
+u64 probes_parse(const char *text, const char *entry, const char *exit_ev,
+		 struct mmub_hist *h)
+{
+	struct open_call open_calls[256];
+	u32 nr_open = 0;
+	u64 pairs = 0;
+	char line[512], ev[128];
+
+	while (*text) {
+		size_t n = strcspn(text, "\n");
+		long pid;
+		double t;
+
+		snprintf(line, sizeof(line), "%.*s", (int)mmub_min(n, 511),
+			 text);
+		text += n + (text[n] == '\n');
+		if (!parse_line(line, &pid, &t, ev, sizeof(ev)))
+			continue;
+		if (event_is(ev, entry) && nr_open < 256) {
+			open_calls[nr_open].pid = pid;
+			open_calls[nr_open++].t = t;
+		} else if (event_is(ev, exit_ev)) {
+			for (u32 i = nr_open; i-- > 0;) {
+				if (open_calls[i].pid != pid)
+					continue;
+				mmub_hist_add(h, (u64)((t - open_calls[i].t) *
+						       1e9 + 0.5));
+				open_calls[i] = open_calls[--nr_open];
+				pairs++;
+				break;
+			}
+		}
+	}
+	return pairs;
+}
+
+static int tracefs_write(const char *file, const char *text)
+{
+	char path[160];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), "%s/%s", tracefs, file);
+	fd = open(path, O_WRONLY | (strcmp(file, "kprobe_events") ? O_TRUNC :
+				    O_APPEND));
+	if (fd < 0)
+		return -1;
+	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+static const char *const probe_defs[] = {
+	"p:mmub/zap_entry tdp_mmu_zap_leafs",
+	"r:mmub/zap_exit tdp_mmu_zap_leafs",
+	"p:mmub/lock_entry queued_read_lock_slowpath",
+	"r:mmub/lock_exit queued_read_lock_slowpath",
+};
+
+static void probes_remove(void)
+{
+	tracefs_write("events/mmub/enable", "0");
+	tracefs_write("kprobe_events", "-:mmub/zap_entry\n");
+	tracefs_write("kprobe_events", "-:mmub/zap_exit\n");
+	tracefs_write("kprobe_events", "-:mmub/lock_entry\n");
+	tracefs_write("kprobe_events", "-:mmub/lock_exit\n");
+}
+
+static char old_buffer_kb[32];
+static char *read_all(const char *file);
+
+int probes_start(char *why, size_t len)
+{
+	u32 placed = 0;
+	char *text;
+
+	if (probes_status(why, len))
+		return -1;
+	probes_remove();
+	for (u32 i = 0; i < sizeof(probe_defs) / sizeof(*probe_defs); i++) {
+		char line[96];
+
+		/* The lock slow path may be absent; the zap pair may not. */
+		snprintf(line, sizeof(line), "%s\n", probe_defs[i]);
+		if (!tracefs_write("kprobe_events", line))
+			placed++;
+		else if (i < 2)
+			break;
+	}
+	if (placed < 2) {
+		probes_remove();
+		snprintf(why, len, "placing a kprobe on tdp_mmu_zap_leafs "
+			 "failed");
+		return -1;
+	}
+	/* Room for every event of a run: a lost event loses a pair. */
+	text = read_all("buffer_size_kb");
+	snprintf(old_buffer_kb, sizeof(old_buffer_kb), "%s",
+		 text ? text : "1408\n");
+	free(text);
+	tracefs_write("buffer_size_kb", "32768");
+	tracefs_write("trace", "");
+	if (tracefs_write("events/mmub/enable", "1")) {
+		probes_remove();
+		snprintf(why, len, "enabling the mmub kprobe events failed");
+		return -1;
+	}
+	return 0;
+}
+
+static char *read_all(const char *file)
+{
+	char path[160], *buf = NULL;
+	size_t len = 0, cap = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", tracefs, file);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return NULL;
+	do {
+		if (len + 65536 + 1 > cap) {
+			char *nb = realloc(buf, cap = cap * 2 + 65536 + 1);
+
+			if (!nb)
+				break;
+			buf = nb;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n > 0)
+			len += (size_t)n;
+	} while (n > 0);
+	close(fd);
+	if (buf)
+		buf[len] = 0;
+	return buf;
+}
+
+int probes_stop(struct probe_times *t)
+{
+	char *text;
+
+	tracefs_write("events/mmub/enable", "0");
+	text = read_all("trace");
+	mmub_hist_reset(&t->zap);
+	mmub_hist_reset(&t->lock_wait);
+	if (text) {
+		t->zap_calls = probes_parse(text, "zap_entry", "zap_exit",
+					    &t->zap);
+		t->lock_calls = probes_parse(text, "lock_entry", "lock_exit",
+					     &t->lock_wait);
+		free(text);
+	}
+	probes_remove();
+	tracefs_write("buffer_size_kb", old_buffer_kb);
+	return text ? 0 : -1;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Kernel-side timing with kprobes, for the kernels that allow it: the
+ * seed timed tdp_mmu_zap_leafs() and queued_read_lock_slowpath() this
+ * way.  Where the kernel does not (no kprobe events, lockdown, the symbol
+ * is inlined), the scenarios say so once and report user-space proxies.
+ * Kept apart from the scenarios so that every one can use it.
+ */
+#ifndef HOST_KERNEL_PROBES_H
+#define HOST_KERNEL_PROBES_H
+
+#include <mmubench/histogram.h>
+
+/* 0 if kprobe events can be placed; else -1 and the reason. */
+int probes_status(char *why, size_t len);
+
+/*
+ * Time the TDP MMU's leaf zap and the rwlock slow path (the fault side
+ * waiting for mmu_lock) between probes_start() and probes_stop(), with
+ * kprobe/kretprobe pairs in tracefs.  Durations are in ns.
+ */
+struct probe_times {
+	struct mmub_hist zap;
+	struct mmub_hist lock_wait;
+	u64 zap_calls, lock_calls;
+};
+
+int probes_start(char *why, size_t len);
+int probes_stop(struct probe_times *t);
+
+/*
+ * Pair "<task>-<pid> [cpu] ... <secs>: <entry>:" lines with the next
+ * "<exit>:" line of the same pid, in ftrace's or perf script's text
+ * format, adding each duration (ns) to @h.  Returns the pairs found.
+ */
+u64 probes_parse(const char *text, const char *entry, const char *exit_ev,
+		 struct mmub_hist *h);
+
+#endif

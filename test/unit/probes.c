@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The probe layer's parser, on recorded trace text: ftrace's format and
+ * perf script's, entry/exit pairs per pid, interleaved across CPUs.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include "../../host/kernel/probes.h"
+
+static int failures;
+
+#define CHECK(cond) do {						\
+	if (!(cond)) {							\
+		printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);	\
+		failures++;						\
+	}								\
+} while (0)
+
+static const char ftrace_text[] =
+"# tracer: nop\n"
+"#\n"
+"           <...>-812     [001] d..1.   100.000100: zap_entry: (tdp_mmu_zap_leafs+0x0/0x2c0)\n"
+"     mmubench-900     [000] ...1.   100.000150: zap_entry: (tdp_mmu_zap_leafs+0x0/0x2c0)\n"
+"           <...>-812     [001] d..1.   100.000400: zap_exit: (kvm_tdp_mmu_unmap_gfn_range+0x7b/0xa0 <- tdp_mmu_zap_leafs)\n"
+"     mmubench-900     [000] ...1.   100.001150: zap_exit: (kvm_tdp_mmu_unmap_gfn_range+0x7b/0xa0 <- tdp_mmu_zap_leafs)\n"
+"     mmubench-900     [000] ...1.   100.002000: zap_exit: (stray exit without entry)\n";
+
+static const char perf_text[] =
+"        mmubench  4242 [003]  5678.100000:       probe:tdp_mmu_zap_leafs: (ffffffff8101a2b0)\n"
+"        mmubench  4242 [003]  5678.100250: probe:tdp_mmu_zap_leafs__return: (ffffffff8101c000 <- ffffffff8101a2b0)\n";
+
+static const char perf_dash_text[] =
+"  kvm-vcpu-0-4243 [002]  5678.200000: probe:tdp_mmu_zap_leafs: (ffffffff8101a2b0)\n"
+"  kvm-vcpu-0-4243 [002]  5678.200010: probe:tdp_mmu_zap_leafs__return: (ffffffff8101c000 <- ffffffff8101a2b0)\n";
+
+int main(void)
+{
+	struct mmub_hist *h = malloc(sizeof(*h));
+
+	mmub_hist_reset(h);
+	CHECK(probes_parse(ftrace_text, "zap_entry", "zap_exit", h) == 2);
+	CHECK(h->count == 2 && h->min == 300000 && h->max == 1000000);
+
+	/* perf script prints "comm pid [cpu]": no dash before the pid. */
+	mmub_hist_reset(h);
+	CHECK(probes_parse(perf_text, "probe:tdp_mmu_zap_leafs",
+			   "probe:tdp_mmu_zap_leafs__return", h) == 1);
+	CHECK(h->count == 1 && h->max == 250000);
+	mmub_hist_reset(h);
+	CHECK(probes_parse(perf_dash_text, "probe:tdp_mmu_zap_leafs",
+			   "probe:tdp_mmu_zap_leafs__return", h) == 1);
+	CHECK(h->count == 1 && h->max == 10000);
+	CHECK(probes_parse("", "a", "b", h) == 0);
+	printf("%s: %d failure%s\n", failures ? "FAILED" : "ok", failures,
+	       failures == 1 ? "" : "s");
+	free(h);
+	return failures ? 1 : 0;
+}
