@@ -89,8 +89,6 @@ static void setup_memory(struct vm *vm)
 	if (vm->sys == MAP_FAILED)
 		die("cannot map %llu bytes of system memory: %s",
 		    (unsigned long long)vm->sys_size, strerror(errno));
-	/* Keep KVM's page-size counters about the test memory alone. */
-	madvise(vm->sys, vm->sys_size, MADV_NOHUGEPAGE);
 	if (backing_create(&vm->test, cfg->backing, test_size,
 			   cfg->reserve_hugepages))
 		die("-s %s: cannot map %llu bytes: %s",
