@@ -112,8 +112,10 @@ static void *vcpu_thread(void *arg)
 				}
 				continue;
 			}
-			snprintf(v->err, sizeof(v->err), "KVM_RUN failed: %s",
-				 strerror(errno));
+			snprintf(v->err, sizeof(v->err), "KVM_RUN failed: %s%s",
+				 strerror(errno), errno == EFAULT ?
+				 " (the host could not fault in guest memory; "
+				 "with hugetlb, is the pool large enough?)" : "");
 			vcpu_end(v, VCPU_ERROR);
 			break;
 		}

@@ -63,6 +63,36 @@ static int invalidate(struct vm *vm, struct zap_result *z)
 	return 0;
 }
 
+/*
+ * Invalidations can finish before the vCPUs come back to the memory they
+ * hit; keep them writing until each has done a whole pass after the last
+ * one, so every invalidated page is refaulted (and checked) at least once.
+ */
+static int settle(struct vm *vm)
+{
+	u64 start[MMUB_MAX_VCPUS];
+	double t0 = now_ms();
+	u32 n = vm->cfg->nr_vcpus, behind;
+
+	for (u32 i = 0; i < n; i++)
+		start[i] = mmub_load_acquire(&vm->vcpus[i].mb->passes_done);
+	do {
+		if (vm_check(vm))
+			return -1;
+		if (now_ms() - t0 > vm->cfg->watchdog_s * 1e3) {
+			err_msg("watchdog: the vCPUs did not finish a pass in "
+				"%u s after the invalidations", vm->cfg->watchdog_s);
+			return -1;
+		}
+		usleep(1000);
+		behind = 0;
+		for (u32 i = 0; i < n; i++)
+			behind += mmub_load_acquire(&vm->vcpus[i].mb->passes_done)
+				  < start[i] + 2;
+	} while (behind);
+	return 0;
+}
+
 int zap_run_once(const struct run_config *cfg, struct zap_result *z,
 		 struct json *j, bool *json_open, bool print)
 {
@@ -92,7 +122,7 @@ int zap_run_once(const struct run_config *cfg, struct zap_result *z,
 		phase_begin(&vm, &ph[1], "zap");
 		z->kprobes = !probes_start(why, sizeof(why));
 		vm_post(&vm, MMUB_CMD_LOOP, 1);
-		ret = invalidate(&vm, z) || vm_stop_loop(&vm);
+		ret = invalidate(&vm, z) || settle(&vm) || vm_stop_loop(&vm);
 		if (z->kprobes)
 			z->kprobes = !probes_stop(&z->pt);
 		phase_end(&vm, &ph[1], !ret);
