@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "commands.h"
 #include "scenarios/scenarios.h"
 
 #ifndef MMUB_VERSION
@@ -17,6 +18,8 @@ struct scenario {
 	const char *name;
 	int (*run)(const struct run_config *cfg);
 	const char *help;
+	/* A subcommand with its own arguments instead of a VM's. */
+	int (*cmd)(int argc, char **argv);
 };
 
 static const struct scenario scenarios[] = {
@@ -31,6 +34,15 @@ static const struct scenario scenarios[] = {
 	{ "bench", scenario_bench,
 	  "figures about mmubench itself: boot time, guest/host loop ratio, "
 	  "exits per pass" },
+	{ "compare", NULL,
+	  "A.json B.json: per metric medians, B/A, t-test and Mann-Whitney "
+	  "at 95 %", cmd_compare },
+	{ "ab", NULL,
+	  "--series NAME [--repeat R] -- SCENARIO ...: original vs patched "
+	  "kernel, nested boots A B A B, then compare (ci/ab.sh)", cmd_ab },
+	{ "merge", NULL,
+	  "OUT.json IN.json...: the runs of several documents in one",
+	  cmd_merge },
 };
 
 void cli_usage(FILE *f)
@@ -89,6 +101,15 @@ void cli_usage(FILE *f)
 "  --table [LIST]   the seed's tables: same16,same4,c16,c4,c2,c1 or a subset\n"
 "  --help           this text\n"
 "\n"
+"compare (mmubench compare --help):\n"
+"  --metric PATH    compare this instead of the scenario's defaults,\n"
+"                   e.g. results.runs[].zap.zap_total_ms (repeatable)\n"
+"  --json FILE      write the comparison as JSON\n"
+"  --labels A,B     names of the two sides\n"
+"\n"
+"ab (ci/ab.sh --help): --series NAME [--arch A] [--repeat R (5)]\n"
+"  [--cpu MODEL] [--append KARGS] [--out DIR] -- SCENARIO OPTIONS...\n"
+"\n"
 "Needs /dev/kvm (root or group kvm). Version " MMUB_VERSION ".\n");
 }
 
@@ -115,6 +136,10 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < MMUB_ARRAY_SIZE(scenarios); i++) {
 		if (strcmp(argv[1], scenarios[i].name))
 			continue;
+		if (scenarios[i].cmd) {
+			setvbuf(stdout, NULL, _IOLBF, 0);
+			return scenarios[i].cmd(argc - 1, argv + 1);
+		}
 		cli_parse(&cfg, argc - 1, argv + 1);
 		atexit(hugetlb_restore);
 		signal(SIGINT, on_signal);
@@ -122,5 +147,6 @@ int main(int argc, char **argv)
 		setvbuf(stdout, NULL, _IOLBF, 0);
 		return scenarios[i].run(&cfg);
 	}
-	die("%s: unknown scenario (accepted: touch, dirty-log, zap, bench)", argv[1]);
+	die("%s: unknown scenario (accepted: touch, dirty-log, zap, bench, "
+	    "compare, ab, merge)", argv[1]);
 }

@@ -1,0 +1,168 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A/B in one command: the original L1 kernel (A) against the same kernel
+# with patches/NAME (B), one nested boot per run, alternating A B A B so
+# that a drift of the machine (load, thermal) hits both sides alike.
+#
+#   ci/ab.sh --series NAME [--arch A] [--repeat R] [--cpu MODEL]
+#            [--append KARGS] [--out DIR] [--timeout SEC]
+#            [--mmubench BIN] [--guest FILE] -- SCENARIO OPTIONS...
+#
+# Every run's JSON and output stay in DIR (default ./ab-NAME-DATE):
+#   runs/A-1.json runs/A-1.log ...  every run
+#   A.json B.json                   each side's runs in one document
+#   compare.txt compare.json        "mmubench compare A.json B.json"
+#   time.txt                        where the time went
+# --series original is an A/A run: the noise floor of the setup.
+set -euo pipefail
+
+prog=ci/ab.sh
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/.." && pwd)
+host_arch=$(uname -m | sed -e 's/aarch64/arm64/')
+arch=$host_arch series='' repeat=5 out='' bin='' guest=''
+run_opts=()
+
+die() { echo "$prog: error: $*" >&2; exit "${2:-1}"; }
+usage() {
+	echo "usage:" >&2
+	sed -n '/^#   ci\/ab.sh/,/SCENARIO OPTIONS/s/^#//p' "${BASH_SOURCE[0]}" >&2
+	exit 2
+}
+
+while (($#)); do
+	case $1 in
+	--series|--arch|--repeat|--cpu|--append|--out|--timeout|--mmubench|--guest)
+		(($# >= 2)) || die "$1 needs a value" 2 ;;&
+	--series) series=$2 ;;
+	--arch) arch=$2 ;;
+	--repeat) repeat=$2 ;;
+	--cpu|--append|--timeout) run_opts+=("$1" "$2") ;;
+	--out) out=$2 ;;
+	--mmubench) bin=$2 ;;
+	--guest) guest=$2 ;;
+	--) shift; break ;;
+	-h|--help) usage ;;
+	*) echo "$prog: error: unknown option '$1'" >&2; usage ;;
+	esac
+	shift 2
+done
+[[ $series ]] || die "--series NAME is required (a folder of patches/, or original for A/A)" 2
+[[ $series =~ ^[A-Za-z0-9._-]+$ ]] || die "--series $series: not a series name" 2
+[[ $repeat =~ ^[1-9][0-9]*$ ]] || die "--repeat $repeat: expected a number >= 1" 2
+(($#)) || die "no scenario after --: e.g. -- zap --zap same4 -v 2 -b 32m" 2
+for a in "$@"; do
+	case $a in
+	--json|--json=*|--guest|--guest=*)
+		die "$a: ab.sh writes each run's JSON and passes the guest itself" 2 ;;
+	esac
+done
+scenario=("$@")
+: "${out:=./ab-$series-$(date +%Y%m%d-%H%M%S)}"
+if [[ -e $out ]] && [[ -n $(ls -A "$out") ]]; then
+	die "--out $out: exists and is not empty (runs of two experiments must not mix)" 2
+fi
+mkdir -p "$out/runs"
+out=$(cd "$out" && pwd)
+printf '%q ' "$0" --series "$series" --arch "$arch" --repeat "$repeat" \
+	"${run_opts[@]}" -- "$@" >"$out/command.txt"
+echo >>"$out/command.txt"
+
+# The kernels under test are the point: never the machine's own /dev/kvm.
+export MMUBENCH_KVM=nested
+declare -A took=()
+order=()
+t_all=$EPOCHREALTIME
+clock() { # NAME CMD...: time CMD, added to NAME
+	local name=$1 t0=$EPOCHREALTIME rc=0
+	shift
+	"$@" || rc=$?
+	[[ -n ${took[$name]+x} ]] || order+=("$name")
+	took[$name]=$(echo "${took[$name]:-0} + $EPOCHREALTIME - $t0" | bc)
+	return "$rc"
+}
+
+# The harness and guest: this tree's, unless given.  merge and compare
+# run here, so they need a binary of this machine's arch.
+tool=$repo/build/mmubench
+if [[ -z $bin || -z $guest ]]; then
+	echo "$prog: make (host and guest, $arch)" >&2
+	clock "make" make -s -C "$repo" ARCH="$arch" all >"$out/make.log" 2>&1 ||
+		{ tail -n 20 "$out/make.log" >&2; die "make failed; see $out/make.log"; }
+	if [[ $arch == "$host_arch" ]]; then
+		: "${bin:=$repo/build/mmubench}"
+	else
+		: "${bin:=$repo/build/$arch/mmubench}"
+	fi
+	: "${guest:=$repo/build/$arch/guest.elf}"
+fi
+if [[ $arch == "$host_arch" ]]; then
+	tool=$bin
+fi
+if [[ ! -x $tool ]]; then
+	clock "make" make -s -C "$repo" host >>"$out/make.log" 2>&1 ||
+		die "make host failed; see $out/make.log"
+fi
+[[ -x $bin ]] || die "--mmubench $bin: not an executable"
+[[ -r $guest ]] || die "--guest $guest: cannot read it"
+
+kernel() { # SERIES
+	local log=$out/build-$1.log
+	echo "$prog: kernel $1 ($arch): ci/kernel/build.sh, log in $log" >&2
+	clock "kernel $1" "$repo/ci/kernel/build.sh" --arch "$arch" --series "$1" \
+		>"$log" 2>&1 ||
+		{ tail -n 20 "$log" >&2; die "kernel $1 did not build; see $log"; }
+}
+kernel original
+[[ $series == original ]] || kernel "$series"
+
+# One boot per run; A is always the original kernel.
+one_run() { # SIDE INDEX
+	local side=$1 i=$2 name=original log rc=0 t0=$EPOCHREALTIME
+	[[ $side == A ]] || name=$series
+	log=$out/runs/$side-$i.log
+	clock "runs $side" "$repo/ci/kvm-exec.sh" --arch "$arch" \
+		--series "$name" "${run_opts[@]}" "$bin" "$guest" \
+		"${scenario[@]}" --json "$out/runs/$side-$i.json" >"$log" 2>&1 || rc=$?
+	if ((rc)) || [[ ! -s $out/runs/$side-$i.json ]]; then
+		tail -n 15 "$log" >&2
+		die "run $side $i/$repeat ($name) failed (exit $rc); see $log"
+	fi
+	printf '%s: run %s %d/%d (%s): %.1f s\n' "$prog" "$side" "$i" "$repeat" \
+		"$name" "$(echo "$EPOCHREALTIME - $t0" | bc)" >&2
+}
+for ((i = 1; i <= repeat; i++)); do
+	one_run A "$i"
+	one_run B "$i"
+done
+
+merge() { # SIDE
+	local files=() i
+	for ((i = 1; i <= repeat; i++)); do files+=("$out/runs/$1-$i.json"); done
+	"$tool" merge "$out/$1.json" "${files[@]}"
+}
+clock "merge, compare" merge A
+clock "merge, compare" merge B
+rc=0
+clock "merge, compare" "$tool" compare "$out/A.json" "$out/B.json" \
+	--labels "original,$series" --json "$out/compare.json" \
+	>"$out/compare.txt" || rc=$?
+cat "$out/compare.txt"
+((rc == 0)) || die "mmubench compare failed (exit $rc)"
+
+{
+	echo "where the time went (seconds):"
+	for k in "${order[@]}"; do
+		case $k in
+		"runs A"|"runs B")
+			printf '  %-40s %8.1f  (%d boot%s, %.1f each)\n' \
+				"$k ($([[ $k == "runs A" ]] && echo original || echo "$series"))" \
+				"${took[$k]}" "$repeat" "$( ((repeat > 1)) && echo s)" \
+				"$(echo "${took[$k]} / $repeat" | bc -l)" ;;
+		*)	printf '  %-40s %8.1f\n' "$k" "${took[$k]}" ;;
+		esac
+	done
+	printf '  %-40s %8.1f\n' total "$(echo "$EPOCHREALTIME - $t_all" | bc)"
+	echo "every run's JSON and output: $out/runs/"
+} | tee "$out/time.txt"

@@ -1,0 +1,231 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# "mmubench compare" on hand-made documents, "merge", and ci/ab.sh for real.
+load helpers
+
+# fake_zap FILE PATTERN VALUE...: a well-formed zap document, one run per
+# value (zap_total_ms = VALUE, fault_p999_us = VALUE / 10).
+fake_zap() {
+	local f=$1 pat=$2 v runs=
+	shift 2
+	for v in "$@"; do
+		runs+="${runs:+,}{\"boot_ms\":12.5,\"phases\":[{\"name\":\"populate\",\"wall_ms\":3}],
+			\"zap\":{\"pattern\":\"$pat\",\"calls\":100,\"zap_total_ms\":$v,
+			\"fault_p999_us\":$(awk "BEGIN { print $v / 10 }"),
+			\"kernel_zap_total_ms\":null,\"kernel_fwait_p999_us\":null}}"
+	done
+	cat >"$f" <<EOF
+{"scenario":"zap","config":{"vcpus":2,"vcpu_bytes":33554432,"backing":"anonymous"},
+ "env":{"kernel":"6.1.192","mmu":"tdp_mmu"},"results":{"runs":[$runs]}}
+EOF
+}
+
+# fake_touch FILE NS...: touch documents, two vCPUs per phase.
+fake_touch() {
+	local f=$1 ns runs=
+	shift
+	for ns in "$@"; do
+		runs+="${runs:+,}{\"boot_ms\":10,\"phases\":[
+			{\"name\":\"populate\",\"vcpus\":[
+			 {\"vcpu\":0,\"ns\":$ns,\"pages_per_s\":1000,\"latency_ns\":{\"p99\":300,\"p99.9\":900}},
+			 {\"vcpu\":1,\"ns\":$ns,\"pages_per_s\":3000,\"latency_ns\":{\"p99\":500,\"p99.9\":700}}]},
+			{\"name\":\"iter1\",\"vcpus\":[
+			 {\"vcpu\":0,\"ns\":100,\"pages_per_s\":5000,\"latency_ns\":{\"p99\":200,\"p99.9\":400}},
+			 {\"vcpu\":1,\"ns\":100,\"pages_per_s\":5000,\"latency_ns\":{\"p99\":100,\"p99.9\":400}}]}]}"
+	done
+	echo "{\"scenario\":\"touch\",\"config\":{\"vcpus\":2},\"env\":{},\"results\":{\"runs\":[$runs]}}" >"$f"
+}
+
+setup() {
+	A=$BATS_TEST_TMPDIR/a.json B=$BATS_TEST_TMPDIR/b.json
+}
+
+@test "the statistics match textbook values (unit test, ASan/UBSan)" {
+	run "$O/san/stats-test"
+	assert_success
+	assert_output "ok: 0 failures"
+}
+
+@test "the JSON reader is strict and never reads past its input (unit test)" {
+	run "$O/san/json-read-test"
+	assert_success
+	assert_output "ok: 0 failures"
+}
+
+@test "compare: a clearly different pair is significant by both tests" {
+	fake_zap "$A" same4 330.1 341.2 335.7 328.9 333.3
+	fake_zap "$B" same4 61.9 55.2 60.1 58.8 62.4
+	run "$MMUBENCH" compare "$A" "$B" --labels original,patched --json "$BATS_TEST_TMPDIR/c.json"
+	assert_success
+	assert_line "  A = original: $A, 5 runs, kernel 6.1.192, MMU tdp_mmu"
+	assert_line --regexp '^zap_total_ms  \(results\.runs\[\]\.zap\.zap_total_ms\)$'
+	# row nA nB medians B/A, the difference of means and its interval.
+	assert_line --regexp '^  same4 +5 +5 +333\.3 +60\.10 +0\.180  -274\.2 \+/- 5\.871 \(-82\.1%\) +yes +0\.008 yes$'
+	assert_line "2 of 2 rows differ at 95 % by both tests"
+	# Probes were off in both: skipped, and said so.
+	assert_line --partial "note: kernel_zap_total_ms: skipped, in neither document"
+	run jq -e '.rows | length == 2 and (.[0] | .row == "same4" and
+		.a.n == 5 and .a.median == 333.3 and .b.median == 60.1 and
+		.ttest.significant and .ttest.df == 8 and
+		(.ttest.t_crit - 2.306 | fabs) < 0.001 and
+		.mann_whitney.exact and .mann_whitney.significant and
+		(.mann_whitney.p - 2 / 252 | fabs) < 1e-6 and
+		(.a.values | length == 5))' "$BATS_TEST_TMPDIR/c.json"
+	assert_success
+	run compgen -G "$BATS_TEST_TMPDIR/c.json.tmp.*"
+	assert_failure
+}
+
+@test "compare: an identical pair is not significant" {
+	fake_zap "$A" same4 330.1 341.2 335.7 328.9 333.3
+	run "$MMUBENCH" compare "$A" "$A"
+	assert_success
+	assert_line --regexp '^  same4 +5 +5 +333\.3 +333\.3 +1\.000  0\.000 \+/- [0-9.]+ \(\+0\.0%\) +no +1\.000 no$'
+	assert_line "0 of 2 rows differ at 95 % by both tests"
+}
+
+@test "compare: overlapping samples are not significant; 3 runs cannot pass Mann-Whitney" {
+	fake_zap "$A" same4 100 110 120
+	fake_zap "$B" same4 105 115 125
+	run "$MMUBENCH" compare "$A" "$B"
+	assert_success
+	assert_line --regexp '^  same4 +3 +3 +110\.0 +115\.0 +1\.045  5\.000 \+/- 22\.67 \(\+4\.5%\) +no +0\.700 no$'
+	assert_line "note: Mann-Whitney with 3 and 3 runs cannot reach 95 %: its smallest two-sided p is 0.100; 4 runs a side or more are needed"
+}
+
+@test "compare: rows per pattern of a --table document, per phase of touch" {
+	fake_zap "$A" same16 300 310 305 302
+	fake_zap "$B" same16 300 311 304 301
+	# Two patterns in one document, as zap --table writes it.
+	jq -c '.results.runs += [.results.runs[] | .zap.pattern = "c4" | .zap.zap_total_ms *= 4]' "$A" >"$A.2"
+	jq -c '.results.runs += [.results.runs[] | .zap.pattern = "c4" | .zap.zap_total_ms *= 2]' "$B" >"$B.2"
+	run "$MMUBENCH" compare "$A.2" "$B.2"
+	assert_success
+	assert_line --regexp '^  same16 +4 +4 .* no +[0-9.]+ no$'
+	assert_line --regexp '^  c4 +4 +4 +1214 +605\.0 +0\.498 .* yes +0\.029 yes$'
+	fake_touch "$A" 1000 1100 1050 1020
+	fake_touch "$B" 2000 2100 2050 2020
+	run "$MMUBENCH" compare "$A" "$B"
+	assert_success
+	# ns summed over the two vCPUs; p99 is the worst vCPU's.
+	assert_line --regexp '^ns_sum  '
+	assert_line --regexp '^  populate +4 +4 +2070 +4070 +1\.966 .* yes +0\.029 yes$'
+	assert_line --regexp '^  iter1 +4 +4 +200\.0 +200\.0 +1\.000 .* no +1\.000 no$'
+	assert_line --regexp '^latency_p99_ns_max  '
+	assert_line --regexp '^  populate +4 +4 +500\.0 +500\.0 '
+	# An explicit path replaces the defaults; \. keeps the dot in p99.9.
+	run "$MMUBENCH" compare "$A" "$B" --metric 'results.runs[].phases[name=populate].vcpus[0].latency_ns.p99\.9'
+	assert_success
+	assert_line --regexp '^  all +4 +4 +900\.0 +900\.0 '
+	refute_line --regexp '^ns_sum'
+}
+
+@test "merge: runs concatenated, numbers kept as written; compare reads it" {
+	fake_zap "$A" same4 1.5 2.5
+	fake_zap "$B" same4 3.5
+	run "$MMUBENCH" merge "$BATS_TEST_TMPDIR/m.json" "$A" "$B"
+	assert_success
+	run jq -e '.scenario == "zap" and .config.vcpu_bytes == 33554432 and
+		[.results.runs[].zap.zap_total_ms] == [1.5, 2.5, 3.5]' "$BATS_TEST_TMPDIR/m.json"
+	assert_success
+	grep -q '"vcpu_bytes":33554432' "$BATS_TEST_TMPDIR/m.json"
+	jq '.config.vcpus = 4' "$B" >"$B.v4"
+	run "$MMUBENCH" merge "$BATS_TEST_TMPDIR/m2.json" "$A" "$B.v4"
+	assert_equal "$status" 2
+	assert_output "mmubench: merge: $B.v4: config.vcpus differs from $A's"
+}
+
+@test "compare: bad input gets one line naming the file or metric" {
+	fake_zap "$A" same4 1 2 3
+	fake_touch "$B" 1 2 3
+	run "$MMUBENCH" compare "$A" "$BATS_TEST_TMPDIR/none.json"
+	assert_equal "$status" 2
+	assert_output "mmubench: $BATS_TEST_TMPDIR/none.json: cannot read it as JSON: No such file or directory"
+	echo '{"scenario": "zap", "results": {"runs": [1,]}}' >"$BATS_TEST_TMPDIR/bad.json"
+	run "$MMUBENCH" compare "$A" "$BATS_TEST_TMPDIR/bad.json"
+	assert_equal "$status" 2
+	assert_output "mmubench: $BATS_TEST_TMPDIR/bad.json: cannot read it as JSON: line 1, column 44: expected a value"
+	echo '{"hello": [1, 2]}' >"$BATS_TEST_TMPDIR/other.json"
+	run "$MMUBENCH" compare "$BATS_TEST_TMPDIR/other.json" "$A"
+	assert_equal "$status" 2
+	assert_output "mmubench: $BATS_TEST_TMPDIR/other.json: not an mmubench document (it needs a \"scenario\" string and a results.runs array)"
+	run "$MMUBENCH" compare "$A" "$B"
+	assert_equal "$status" 2
+	assert_output "mmubench: $A is a \"zap\" document, $B a \"touch\" one: different scenarios do not compare"
+	run "$MMUBENCH" compare "$A" "$A" --metric 'results.runs[].zap.nothing_ms'
+	assert_equal "$status" 2
+	assert_output "mmubench: --metric results.runs[].zap.nothing_ms: absent in $A (no \"nothing_ms\" in results.runs[0].zap)"
+	run "$MMUBENCH" compare "$A" "$A" --metric 'results.runs[].zap.pattern'
+	assert_equal "$status" 2
+	assert_output "mmubench: --metric results.runs[].zap.pattern: $A: results.runs[0].zap.pattern is a string, not a number"
+	run "$MMUBENCH" compare "$A" "$A" --metric 'results.runs.zap.zap_total_ms'
+	assert_equal "$status" 2
+	assert_output --partial "--metric results.runs.zap.zap_total_ms: no [] marks the array of runs"
+	run "$MMUBENCH" compare "$A"
+	assert_equal "$status" 2
+	assert_line "mmubench: compare: expected two documents, A.json B.json (got 1)"
+	# Same scenario, nothing in common: the table says so, and the status.
+	jq '.results.runs[].zap.pattern = "c4"' "$A" >"$A.c4"
+	run "$MMUBENCH" compare "$A" "$A.c4"
+	assert_equal "$status" 1
+	assert_line --regexp '^  same4 +3 +0 +2\.000 +- +only in A$'
+	assert_line --regexp '^  c4 +0 +3 +- +2\.000 +only in B$'
+	assert_line "mmubench: no row is in both $A and $A.c4: nothing was compared"
+	run "$MMUBENCH" compare "$A" "$A" --frob
+	assert_equal "$status" 2
+	assert_output "mmubench: compare: unknown option --frob (see mmubench compare --help)"
+}
+
+# ci/ab.sh end to end: kernels, alternating boots, merge, compare.
+ab_run() { # SERIES
+	require_kvm
+	[[ $MMUB_KVM_MODE == nested || -n ${MMUB_AB_ON_KVM:-} ]] ||
+		skip "ab.sh boots nested kernels; this machine runs KVM directly (set MMUB_AB_ON_KVM=1 to run it anyway)"
+	local out=$BATS_TEST_TMPDIR/ab
+	run "$ROOT/ci/ab.sh" --series "$1" --arch "$ARCH" --repeat 2 --out "$out" \
+		--mmubench "$MMUBENCH" --guest "$GUEST" \
+		-- zap --zap same4 -v 1 -b 8m --zap-count 20
+	assert_success
+	local f
+	for f in A-1 B-1 A-2 B-2; do
+		assert_file_exists "$out/runs/$f.json"
+		assert_file_exists "$out/runs/$f.log"
+	done
+	run jq -e '.scenario == "zap" and (.results.runs | length == 2)' "$out/A.json"
+	assert_success
+	run jq -e '.a.label == "original" and .b.runs == 2 and
+		(.rows[] | select(.metric == "zap_total_ms") | .row == "same4")' "$out/compare.json"
+	assert_success
+	run cat "$out/compare.txt"
+	assert_line --regexp '^  same4 +2 +2 '
+	run cat "$out/time.txt"
+	assert_line --regexp '^  runs A \(original\) +[0-9.]+  \(2 boots, '
+	assert_line --regexp '^  total +[0-9.]+$'
+}
+
+@test "ab.sh: an A/A run (original against itself) end to end" {
+	ab_run original
+}
+
+@test "ab.sh: the tdp-mmu series against the original, if its kernel is built" {
+	local img=${MMUBENCH_CACHE:-$HOME/.cache/mmubench}/kernel/trees/tdp-mmu-unlink-empty-leaf-tables-$ARCH/build/arch/x86/boot/bzImage
+	[[ $ARCH == x86_64 ]] || skip "an x86 series"
+	[[ -f $img ]] || skip "the series kernel is not built (make kernel PATCHES=tdp-mmu-unlink-empty-leaf-tables, about 2 minutes)"
+	ab_run tdp-mmu-unlink-empty-leaf-tables
+}
+
+@test "ab: bad input is rejected before anything is built" {
+	run "$ROOT/ci/ab.sh" -- zap
+	assert_equal "$status" 2
+	assert_output --partial "--series NAME is required"
+	run "$ROOT/ci/ab.sh" --series x --repeat 0 -- zap
+	assert_equal "$status" 2
+	assert_output --partial "--repeat 0: expected a number >= 1"
+	run "$ROOT/ci/ab.sh" --series x -- zap --json /tmp/x.json
+	assert_equal "$status" 2
+	assert_output --partial "--json: ab.sh writes each run's JSON"
+	# The subcommand finds the script next to the binary and passes on.
+	run "$MMUBENCH" ab --series x
+	assert_equal "$status" 2
+	assert_output --partial "no scenario after --"
+}

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * host/stats.c against textbook values: Student's t table, the sleep
+ * data of Student (1908) as every statistics package prints it, and
+ * Mann-Whitney p-values counted by hand (or enumerated).
+ */
+#include <math.h>
+#include <stdio.h>
+#include "../../host/stats.h"
+#include "check.h"
+
+
+#define NEAR(x, want, tol) CHECK(fabs((x) - (want)) <= (tol))
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Two-sided critical values, as printed in any t table. */
+static void test_t_table(void)
+{
+	static const struct { unsigned int df; double level, t; } tab[] = {
+		{ 1, 0.95, 12.7062047 }, { 2, 0.95, 4.3026527 },
+		{ 3, 0.95, 3.1824463 }, { 4, 0.95, 2.7764451 },
+		{ 5, 0.95, 2.5705818 }, { 8, 0.95, 2.3060041 },
+		{ 10, 0.95, 2.2281389 }, { 18, 0.95, 2.1009220 },
+		{ 30, 0.95, 2.0422725 }, { 120, 0.95, 1.9799304 },
+		{ 10, 0.99, 3.1692727 }, { 1, 0.90, 6.3137515 },
+		{ 4, 0.90, 2.1318468 },
+	};
+
+	for (size_t i = 0; i < N(tab); i++)
+		NEAR(stats_t_crit(tab[i].level, tab[i].df), tab[i].t, 2e-6);
+	/* df 1 is Cauchy: P(|T| <= 1) = 1/2; df 2: t / sqrt(2 + t^2). */
+	NEAR(stats_t_central(1, 1), 0.5, 1e-12);
+	NEAR(stats_t_central(2, 2), 2 / sqrt(6), 1e-12);
+	NEAR(stats_t_central(0, 7), 0, 1e-12);
+	NEAR(stats_t_central(1e300, 7), 1, 1e-12);
+	/* Huge df tends to the normal: 1.959964 at 95 %. */
+	NEAR(stats_t_crit(0.95, 1000000), 1.959964, 1e-5);
+	CHECK(isnan(stats_t_crit(0.95, 0)));
+	CHECK(isnan(stats_t_crit(1.5, 3)));
+}
+
+static void test_summary(void)
+{
+	static const double v[] = { 9, 2, 5, 4, 12, 7, 8, 11, 9, 3 };
+	static const double one[] = { 42 };
+	struct stats_summary s;
+
+	CHECK(!stats_summarize(v, N(v), &s));
+	CHECK(s.n == 10 && s.min == 2 && s.max == 12);
+	NEAR(s.median, 7.5, 1e-12);
+	NEAR(s.mean, 7, 1e-12);
+	NEAR(s.stddev, sqrt(104.0 / 9), 1e-12);
+	CHECK(!stats_summarize(one, 1, &s));
+	CHECK(s.median == 42 && s.stddev == 0);
+	CHECK(stats_summarize(v, 0, &s) == -1);
+}
+
+/* Student's sleep data; pooled t-test: t = 1.8608, df = 18, not significant. */
+static void test_ttest_sleep(void)
+{
+	static const double g1[] = { 0.7, -1.6, -0.2, -1.2, -0.1, 3.4, 3.7,
+				     0.8, 0.0, 2.0 };
+	static const double g2[] = { 1.9, 0.8, 1.1, 0.1, -0.1, 4.4, 5.5, 1.6,
+				     4.6, 3.4 };
+	struct stats_summary a, b;
+	struct stats_ttest t;
+
+	stats_summarize(g1, N(g1), &a);
+	stats_summarize(g2, N(g2), &b);
+	stats_ttest(&a, &b, 0.95, &t);
+	CHECK(t.valid && t.df == 18 && !t.significant);
+	NEAR(t.diff, 1.58, 1e-12);
+	NEAR(t.t, 1.8608135, 1e-6);
+	NEAR(t.pooled_s, 1.8986252, 1e-6);
+	NEAR(t.ci_lo, -0.2038740, 1e-6);
+	NEAR(t.ci_hi, 3.3638740, 1e-6);
+	NEAR(t.pct, 1.58 / 0.75 * 100, 1e-9);
+}
+
+static void test_ttest_edges(void)
+{
+	static const double lo[] = { 1, 2, 3, 4, 5 }, hi[] = { 6, 7, 8, 9, 10 };
+	static const double c1[] = { 3, 3, 3 }, c2[] = { 4, 4, 4 };
+	struct stats_summary a, b;
+	struct stats_ttest t;
+
+	/* s = 1.5811, SE = 1: the interval is 5 +- t(0.975, 8). */
+	stats_summarize(lo, 5, &a);
+	stats_summarize(hi, 5, &b);
+	stats_ttest(&a, &b, 0.95, &t);
+	CHECK(t.significant);
+	NEAR(t.t, 5, 1e-12);
+	NEAR(t.ci_lo, 5 - 2.3060041, 1e-6);
+	/* Identical samples: no difference. */
+	stats_ttest(&a, &a, 0.95, &t);
+	CHECK(t.valid && !t.significant && t.diff == 0 && t.t == 0);
+	/* No spread at all (counters): any difference is the difference. */
+	stats_summarize(c1, 3, &a);
+	stats_summarize(c2, 3, &b);
+	stats_ttest(&a, &b, 0.95, &t);
+	CHECK(t.significant && isinf(t.t) && t.t > 0);
+	stats_ttest(&a, &a, 0.95, &t);
+	CHECK(!t.significant && t.t == 0);
+	/* One run a side: no variance, no test. */
+	stats_summarize(c1, 1, &a);
+	stats_ttest(&a, &b, 0.95, &t);
+	CHECK(!t.valid && !t.significant && t.diff == 1);
+}
+
+static void test_mwu(void)
+{
+	/* The example in R's wilcox.test help: W = 35, two-sided p 0.2544. */
+	static const double x[] = { 0.80, 0.83, 1.89, 1.04, 1.45, 1.38, 1.91,
+				    1.64, 0.73, 1.46 };
+	static const double y[] = { 1.15, 0.88, 0.90, 0.74, 1.21 };
+	static const double s3a[] = { 1, 2, 3 }, s3b[] = { 4, 5, 6 };
+	static const double s4a[] = { 4, 1, 3, 2 }, s4b[] = { 8, 5, 7, 6 };
+	static const double ta[] = { 1, 1, 2, 2 }, tb[] = { 2, 3, 3, 3 };
+	static const double same[] = { 5, 5, 5 };
+	double big_a[40], big_b[40];
+	struct stats_mwu r;
+
+	CHECK(!stats_mwu(x, N(x), y, N(y), 0.95, &r));
+	CHECK(r.exact && r.u == 35 && !r.significant);
+	NEAR(r.p, 0.2544123, 1e-6);
+	/* Fully separated: 2 / C(6,3), 2 / C(8,4). */
+	CHECK(!stats_mwu(s3a, 3, s3b, 3, 0.95, &r));
+	CHECK(r.u == 0 && !r.significant);
+	NEAR(r.p, 0.1, 1e-12);
+	NEAR(r.p_min, 0.1, 1e-12);
+	CHECK(!stats_mwu(s4b, 4, s4a, 4, 0.95, &r));
+	CHECK(r.u == 16 && r.significant);
+	NEAR(r.p, 2.0 / 70, 1e-12);
+	/* Ties: the exact permutation distribution of the mid-ranks. */
+	CHECK(!stats_mwu(ta, 4, tb, 4, 0.95, &r));
+	CHECK(r.exact && r.u == 1 && !r.significant);
+	NEAR(r.p, 0.0857143, 1e-6);
+	NEAR(r.p_min, 2.0 / 70, 1e-12);
+	/* Everything tied: nothing to tell apart. */
+	CHECK(!stats_mwu(same, 3, same, 3, 0.95, &r));
+	CHECK(r.p == 1 && !r.significant);
+	/* Past the exact limit: normal approximation, continuity-corrected. */
+	for (int i = 0; i < 40; i++) {
+		big_a[i] = i;
+		big_b[i] = i + 20.5;
+	}
+	CHECK(!stats_mwu(big_a, 40, big_b, 40, 0.95, &r));
+	CHECK(!r.exact && r.u == 190 && r.significant);
+	NEAR(r.p / 4.4935881e-09, 1, 1e-6);
+	CHECK(stats_mwu(big_a, 0, big_b, 3, 0.95, &r) == -1);
+}
+
+int main(void)
+{
+	test_t_table();
+	test_summary();
+	test_ttest_sleep();
+	test_ttest_edges();
+	test_mwu();
+	return check_report();
+}
