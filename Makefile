@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# mmubench: make [ARCH=x86_64|arm64] [O=build] [SANITIZE=1]
+# mmubench: make [ARCH=x86_64|arm64] [O=build] [SANITIZE=1] [EFI=1]
 # "make help" lists the targets.
 
 HOST_ARCH := $(shell uname -m | sed -e 's/aarch64/arm64/')
@@ -40,6 +40,10 @@ COMMON_SRCS := common/histogram.c common/layout.c common/pgtable.c \
 GUEST_PRIV_SRCS += guest/lib/string.c $(COMMON_SRCS)
 GUEST_USER_SRCS += guest/core.c guest/libc.c guest/engine/engine.c \
 	guest/engine/standalone.c
+# The image's own EFI entry (guest/efi/handover.h) is in every guest.elf:
+# guest.efi carries the same image that the VMM and QEMU -kernel boot.
+GUEST_ASM_SRCS += guest/efi/entry-$(ARCH).S
+GUEST_PRIV_SRCS += guest/efi/handover-$(ARCH).c
 
 GUEST_OBJS := $(GUEST_ASM_SRCS:%.S=$(GUEST_OUT)/obj/%.o) \
 	$(GUEST_PRIV_SRCS:%.c=$(GUEST_OUT)/obj/priv/%.o) \
@@ -69,8 +73,9 @@ HOST_SRCS := $(wildcard host/*.c host/kernel/*.c host/scenarios/*.c \
 HOST_OBJS := $(HOST_SRCS:%.c=$(HOST_OUT)/obj/host/%.o)
 HOST_BIN := $(HOST_OUT)/mmubench
 
-.PHONY: all host guest newlib deps run test bench kernel clean help unit
-all: host guest
+.PHONY: all host guest newlib deps run test bench kernel clean help unit \
+	efi run-efi
+all: host guest $(if $(filter 1,$(EFI)),efi)
 
 host: $(HOST_BIN)
 guest: $(GUEST_ELF)
@@ -112,6 +117,8 @@ $(GUEST_ELF): $(GUEST_OBJS) linker/$(ARCH).ld
 
 -include $(GUEST_OBJS:.o=.d) $(HOST_OBJS:.o=.d)
 
+include guest/efi/build.mk
+
 # ---- use -----------------------------------------------------------------
 deps:
 	$(Q)ci/deps.sh
@@ -125,19 +132,37 @@ run: all
 test:
 	$(Q)test/run.sh
 
+# Figures about mmubench itself, measured in one run (not tests): boot,
+# guest/host loop ratio, guest exits, dirty-log user-space share of the
+# harvest, the invalidator's overhead around madvise.
 bench: all
-	$(Q)ci/kvm-exec.sh --arch $(ARCH) $(HOST_BIN) $(GUEST_ELF) bench \
-		-v 1 -b $(MEM) $(RUN_ARGS)
+	$(Q)ci/kvm-exec.sh --arch $(ARCH) --sh ' \
+	mmubench bench -v 1 -b $(MEM) $(RUN_ARGS); \
+	mmubench dirty-log -v 2 -b $(MEM) -i 3 | grep -E "^mmubench|user-space"; \
+	mmubench zap -v 2 -b $(MEM) --zap c4 | grep -E "^mmubench|overhead"' \
+		$(HOST_BIN) $(GUEST_ELF)
+
+# The guest alone under UEFI firmware (OVMF or QEMU_EFI.fd), from the UEFI
+# Shell so that the words reach it as LoadOptions.
+GUEST_ARGS ?= passes=3
+run-efi: $(GUEST_EFI)
+	$(Q)guest/efi/run-efi.sh --arch $(ARCH) $(GUEST_EFI) mem=$(MEM) \
+		$(GUEST_ARGS)
 
 kernel:
 	$(Q)ci/kernel/build.sh --arch $(ARCH) $(if $(PATCHES),--series $(PATCHES))
 
 clean:
-	rm -rf $(O)/$(ARCH)/obj $(O)/obj $(O)/san $(HOST_BIN) $(GUEST_ELF)
+	rm -rf $(O)/$(ARCH)/obj $(O)/obj $(O)/san $(HOST_BIN) $(GUEST_ELF) \
+		$(EFI_OUT) $(GUEST_EFI)
 
 help:
-	@echo "make [ARCH=x86_64|arm64] [O=build] TARGET"
+	@echo "make [ARCH=x86_64|arm64] [O=build] [EFI=1] TARGET"
 	@echo "  all      host harness $(O)/mmubench and guest $(O)/<arch>/guest.elf"
+	@echo "           (EFI=1: also $(O)/<arch>/guest.efi)"
+	@echo "  efi      $(O)/<arch>/guest.efi, the guest as an EFI application"
+	@echo "  run-efi  boot guest.efi under UEFI firmware in QEMU (1 vCPU;"
+	@echo "           MEM=$(MEM) GUEST_ARGS='$(GUEST_ARGS)': guest command line words)"
 	@echo "  deps     install the Debian packages needed (apt, idempotent)"
 	@echo "  newlib   build newlib for the guest (cached in $(O)/newlib)"
 	@echo "  run      run 'touch' (VCPUS=$(VCPUS) MEM=$(MEM) RUN_ARGS=...);"
@@ -166,3 +191,21 @@ $(PROBES_TEST): test/unit/probes.c host/kernel/probes.c common/histogram.c
 	$(Q)gcc -std=gnu11 -O1 -g -Wall -Wextra -Werror -Iinclude \
 		-fsanitize=address,undefined -fno-sanitize-recover=undefined \
 		-o $@ $^
+
+STATS_TEST := $(O)/san/stats-test
+unit: $(STATS_TEST)
+$(STATS_TEST): test/unit/stats.c host/stats.c host/stats.h
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	$(Q)gcc -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wshadow \
+		-fsanitize=address,undefined -fno-sanitize-recover=undefined \
+		-o $@ test/unit/stats.c host/stats.c -lm
+
+JSON_READ_TEST := $(O)/san/json-read-test
+unit: $(JSON_READ_TEST)
+$(JSON_READ_TEST): test/unit/json_read.c host/json_read.c host/json_read.h
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	$(Q)gcc -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wshadow \
+		-fsanitize=address,undefined -fno-sanitize-recover=undefined \
+		-o $@ test/unit/json_read.c host/json_read.c -lm

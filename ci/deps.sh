@@ -18,6 +18,8 @@ pkgs=(
 	gnuplot-nox				# plots
 )
 
+"${0%/*}/../guest/efi/fetch-gnu-efi-arm64.sh" "${O:-build}/gnu-efi/arm64"	# arm64 guest.efi
+
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||

@@ -1,0 +1,146 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# guest.efi: the guest as an EFI application (make efi, guest/efi/), for
+# x86_64 and arm64 on any build machine, booted under UEFI firmware in
+# QEMU TCG (OVMF, QEMU_EFI.fd) by guest/efi/run-efi.sh.  A firmware boot
+# takes 8-15 s here, so each test boots as few times as it can.
+load helpers
+
+RUN_EFI=$ROOT/guest/efi/run-efi.sh
+OVMF=/usr/share/OVMF/OVMF_CODE_4M.fd
+AAVMF=/usr/share/qemu-efi-aarch64/QEMU_EFI.fd
+
+setup_file() {
+	local a
+	for a in x86_64 arm64; do
+		make -s -C "$ROOT" O="$O" ARCH=$a efi \
+			>"$BATS_FILE_TMPDIR/build-$a.log" 2>&1 || true
+	done
+}
+
+# need ARCH: the image built, else fail; firmware and QEMU, else skip.
+need() {
+	local efi=$O/$1/guest.efi
+	[[ -f $efi ]] ||
+		fail "make ARCH=$1 efi failed: $(tail -n 5 "$BATS_FILE_TMPDIR/build-$1.log")"
+	case $1 in
+	x86_64)
+		[[ -f $OVMF ]] || skip "no OVMF firmware ($OVMF): apt-get install ovmf"
+		command -v qemu-system-x86_64 >/dev/null ||
+			skip "qemu-system-x86_64 missing (apt-get install qemu-system-x86)"
+		;;
+	arm64)
+		[[ -f $AAVMF ]] ||
+			skip "no arm64 UEFI firmware ($AAVMF): apt-get install qemu-efi-aarch64"
+		command -v qemu-system-aarch64 >/dev/null ||
+			skip "qemu-system-aarch64 missing (apt-get install qemu-system-arm)"
+		;;
+	esac
+}
+
+efi() { # ARCH [RUN-EFI OPTIONS] [WORDS...]
+	local a=$1
+	shift
+	run "$RUN_EFI" --arch "$a" --timeout 150 "$@"
+}
+
+# "MACHINE SUBSYSTEM" from a PE image's headers, in hex.
+pe_info() {
+	local pe
+	pe=$(od -An -tu4 -j60 -N4 "$1" | tr -d ' ')
+	[[ $(od -An -c -N2 "$1" | tr -d ' ') == MZ ]] || return 1
+	[[ $(od -An -tx1 -j"$pe" -N4 "$1" | tr -d ' ') == 50450000 ]] || return 1
+	printf '%s %s\n' "$(od -An -tx2 -j$((pe + 4)) -N2 "$1" | tr -d ' ')" \
+		"$(od -An -tx2 -j$((pe + 24 + 68)) -N2 "$1" | tr -d ' ')"
+}
+
+@test "efi: guest.efi is an EFI application for each arch, carrying guest.elf" {
+	[[ -f $O/x86_64/guest.efi ]] ||
+		fail "make ARCH=x86_64 efi failed: $(tail -n 5 "$BATS_FILE_TMPDIR/build-x86_64.log")"
+	[[ -f $O/arm64/guest.efi ]] ||
+		fail "make ARCH=arm64 efi failed: $(tail -n 5 "$BATS_FILE_TMPDIR/build-arm64.log")"
+	run pe_info "$O/x86_64/guest.efi"
+	assert_output "8664 000a"
+	run pe_info "$O/arm64/guest.efi"
+	assert_output "aa64 000a"
+	# The aarch64 image is a raw copy of crt0's PE layout: whole pages.
+	(($(stat -c %s "$O/arm64/guest.efi") % 4096 == 0))
+	# The image's EFI entry is announced in a note of its own.
+	run readelf -n "$O/x86_64/guest.elf" "$O/arm64/guest.elf"
+	assert_success
+	[[ $(grep -c "mmubench-efi *0x00000008" <<<"$output") == 2 ]]
+}
+
+@test "efi: x86_64, boots under OVMF from the UEFI Shell and reports every pass" {
+	need x86_64
+	efi x86_64 "$O/x86_64/guest.efi" mem=16m passes=3
+	assert_success
+	assert_line "Shell> fs0:\\EFI\\mmubench\\guest.efi mem=16m passes=3"
+	assert_line --regexp "^MMUB start vcpus=1 test_gpa=0x[0-9a-f]+ test_size=16777216 guest_page=4096 .* selected=4096$"
+	for pass in 0 1 2; do
+		assert_line --regexp "^MMUB pass=$pass cpu=0 accesses=4096 writes=4096 .*clk_hz=[1-9][0-9]* .*lat_p99=[0-9]+"
+	done
+	assert_line "MMUB-EXIT status=0"
+	# isa-debug-exit: status 0 from the guest is QEMU's 1.
+	assert_line --partial "QEMU exit status 1, guest status 0"
+}
+
+@test "efi: arm64, boots under QEMU_EFI.fd from the UEFI Shell and reports every pass" {
+	need arm64
+	efi arm64 "$O/arm64/guest.efi" mem=32m page=2m stride=2m passes=2
+	assert_success
+	assert_line --regexp "^MMUB start vcpus=1 test_gpa=0x[0-9a-f]+ test_size=33554432 guest_page=2097152 .* selected=16$"
+	for pass in 0 1; do
+		assert_line --regexp "^MMUB pass=$pass cpu=0 accesses=16 writes=16 .*clk_hz=[1-9][0-9]* "
+	done
+	assert_line "MMUB-EXIT status=0"
+	# Semihosting: QEMU exits with the guest's status.
+	assert_line --partial "QEMU exit status 0, guest status 0"
+}
+
+@test "efi: x86_64, booted by OVMF itself as EFI/BOOT/BOOTX64.EFI, runs the defaults" {
+	need x86_64
+	efi x86_64 --removable "$O/x86_64/guest.efi"
+	assert_success
+	assert_line --regexp "^BdsDxe: starting Boot[0-9]+ \"UEFI QEMU HARDDISK"
+	assert_line --regexp "^MMUB start vcpus=1 .*test_size=67108864 .* selected=16384$"
+	assert_line --regexp "^MMUB pass=1 cpu=0 accesses=16384 "
+	assert_line "MMUB-EXIT status=0"
+}
+
+@test "efi: arm64, booted by QEMU_EFI.fd itself as EFI/BOOT/BOOTAA64.EFI, runs the defaults" {
+	need arm64
+	efi arm64 --removable "$O/arm64/guest.efi"
+	assert_success
+	# 64M do not fit below the firmware's own memory with -m 256M, so
+	# the test memory comes from higher up in its memory map.
+	assert_line --regexp "^MMUB start vcpus=1 test_gpa=0x4[89a-f][0-9a-f]{6} test_size=67108864 .* selected=16384$"
+	assert_line --regexp "^MMUB pass=1 cpu=0 accesses=16384 "
+	assert_line "MMUB-EXIT status=0"
+}
+
+@test "efi: x86_64, more than 1 vCPU is one error line and status 2" {
+	need x86_64
+	efi x86_64 "$O/x86_64/guest.efi" vcpus=2 mem=4m
+	assert_equal "$status" 2
+	assert_line "MMUB error: vcpus: the EFI entry runs 1 vCPU (use mmubench's VMM for more)"
+	[[ $(grep -c "^MMUB error" <<<"$output") == 1 ]]
+	refute_line --regexp "^MMUB start"
+	assert_line --partial "QEMU exit status 5, guest status 2"
+}
+
+@test "efi: arm64, a bad word is an error naming it and status 2" {
+	need arm64
+	efi arm64 "$O/arm64/guest.efi" passes=1 stride=3k
+	assert_equal "$status" 2
+	assert_line "MMUB error: bad value for guest command line key stride"
+	assert_line --partial "QEMU exit status 2, guest status 2"
+}
+
+@test "efi: x86_64, a guest exception after an EFI boot is reported with vector, RIP and CR2" {
+	need x86_64
+	efi x86_64 "$O/x86_64/guest.efi" action=fault mem=4m
+	assert_equal "$status" 3
+	assert_line --regexp "^MMUB fault vector=0x000000000000000e rip=0x[0-9a-f]+ cr2=0x00007ffff0000000 error=0x0000000000000006 cs=0x000000000000002b$"
+	assert_line "MMUB-EXIT status=3"
+}
