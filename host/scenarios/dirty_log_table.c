@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "../report.h"
 #include "scenarios.h"
+#include "../stats.h"
 
 static const struct table_row {
 	const char *name;
@@ -35,17 +36,13 @@ struct cell {
 	u32 n;
 };
 
-static int cmp_double(const void *a, const void *b)
+static double median(const double *v, u32 n)
 {
-	double x = *(const double *)a, y = *(const double *)b;
+	struct stats_summary st;
 
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, u32 n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	if (stats_summarize(v, n, &st))
+		die("out of memory");
+	return st.median;
 }
 
 static const char *row_unavailable(const struct run_config *cfg,

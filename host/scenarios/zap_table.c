@@ -12,6 +12,7 @@
 #include "scenarios.h"
 #include "zap.h"
 #include "../kernel/probes.h"
+#include "../stats.h"
 
 static const char *const seed_patterns[] = {
 	"same16", "same4", "c16", "c4", "c2", "c1",
@@ -23,19 +24,6 @@ struct zap_row {
 	u32 n;
 };
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median_of(double *v, u32 n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static void print_metric(struct zap_row *rows, u32 nr, enum zap_metric m,
 			 u32 repeat)
 {
@@ -43,11 +31,12 @@ static void print_metric(struct zap_row *rows, u32 nr, enum zap_metric m,
 	printf("  %-10s %12s %12s %12s\n", "scenario", "median", "min", "max");
 	printf("  %-10s %12s %12s %12s\n", "--------", "------", "---", "---");
 	for (u32 r = 0; r < nr; r++) {
-		double *v = rows[r].v[m];
-		double med = median_of(v, rows[r].n);
+		struct stats_summary st;
 
-		printf("  %-10s %12.1f %12.1f %12.1f\n", rows[r].name, med,
-		       v[0], v[rows[r].n - 1]);
+		if (stats_summarize(rows[r].v[m], rows[r].n, &st))
+			die("out of memory");
+		printf("  %-10s %12.1f %12.1f %12.1f\n", rows[r].name,
+		       st.median, st.min, st.max);
 	}
 }
 

@@ -6,15 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "../../host/kernel/probes.h"
+#include "check.h"
 
-static int failures;
-
-#define CHECK(cond) do {						\
-	if (!(cond)) {							\
-		printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);	\
-		failures++;						\
-	}								\
-} while (0)
 
 static const char ftrace_text[] =
 "# tracer: nop\n"
@@ -51,8 +44,6 @@ int main(void)
 			   "probe:tdp_mmu_zap_leafs__return", h) == 1);
 	CHECK(h->count == 1 && h->max == 10000);
 	CHECK(probes_parse("", "a", "b", h) == 0);
-	printf("%s: %d failure%s\n", failures ? "FAILED" : "ok", failures,
-	       failures == 1 ? "" : "s");
 	free(h);
-	return failures ? 1 : 0;
+	return check_report();
 }

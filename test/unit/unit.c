@@ -12,15 +12,8 @@
 #include <mmubench/histogram.h>
 #include <mmubench/pgtable.h>
 #include <mmubench/workload.h>
+#include "check.h"
 
-static int failures;
-
-#define CHECK(cond) do {						\
-	if (!(cond)) {							\
-		printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);	\
-		failures++;						\
-	}								\
-} while (0)
 
 static void test_sizes(void)
 {
@@ -258,7 +251,5 @@ int main(void)
 	test_pgtable_arm64();
 	test_pool_exhaustion();
 	test_layout();
-	printf("%s: %d failure%s\n", failures ? "FAILED" : "ok", failures,
-	       failures == 1 ? "" : "s");
-	return failures ? 1 : 0;
+	return check_report();
 }
