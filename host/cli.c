@@ -38,6 +38,7 @@ enum {
 	OPT_ZAP_COUNT,
 	OPT_ZAP_DURATION,
 	OPT_ZAP_PAUSE,
+	OPT_BACKEND,
 	OPT_HELP,
 };
 
@@ -63,6 +64,7 @@ static const struct option long_opts[] = {
 	{ "zap-count", required_argument, NULL, OPT_ZAP_COUNT },
 	{ "zap-duration", required_argument, NULL, OPT_ZAP_DURATION },
 	{ "zap-pause", required_argument, NULL, OPT_ZAP_PAUSE },
+	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "debug-drop-dirty", required_argument, NULL, OPT_DEBUG_DROP },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
@@ -287,7 +289,12 @@ static void validate(struct run_config *cfg)
 	if (access(cfg->guest, R_OK))
 		die("--guest %s: %s (build it with make)", cfg->guest,
 		    strerror(errno));
-	backing_preflight(cfg->backing, total, cfg->reserve_hugepages);
+	if (cfg->qemu && (cfg->backing || cfg->nr_slots > 1 || cfg->pinned))
+		die("--backend qemu: -s, -x and -c are about KVM memslots and "
+		    "vCPU threads; QEMU's own memory is used");
+	if (!cfg->qemu)
+		backing_preflight(cfg->backing, total,
+				  cfg->reserve_hugepages);
 }
 
 static enum dlog_mode parse_mode(const char *val)
@@ -422,6 +429,11 @@ static void parse_one(struct run_config *cfg, int c, const char *arg)
 	case OPT_ZAP_DURATION:
 		cfg->zap_duration_s = (u32)parse_u64_opt("--zap-duration", arg,
 							 1, 86400);
+		break;
+	case OPT_BACKEND:
+		if (strcmp(arg, "kvm") && strcmp(arg, "qemu"))
+			die("--backend %s: unknown (accepted: kvm, qemu)", arg);
+		cfg->qemu = !strcmp(arg, "qemu");
 		break;
 	case OPT_ZAP_PAUSE:
 		cfg->zap_pause_us = (u32)parse_u64_opt("--zap-pause", arg, 0,

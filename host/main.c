@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "backend/qemu.h"
 #include "commands.h"
 #include "scenarios/scenarios.h"
 
@@ -79,6 +80,9 @@ void cli_usage(FILE *f)
 "  --guest FILE     guest image (default: <arch>/guest.elf by the binary)\n"
 "  --no-latency     do not time each access in the guest\n"
 "  --debug-action A fault or hang on purpose (tests the error paths)\n"
+"  --backend B      kvm (mmubench's VMM, default) or qemu: the guest alone\n"
+"                   under QEMU TCG, its printed results as the same table\n"
+"                   (touch only; no KVM stats)\n"
 "\n"
 "dirty-log:\n"
 "  --mode M         get, clear, clear-init-set, ring, ring-acq-rel (clear)\n"
@@ -145,6 +149,8 @@ int main(int argc, char **argv)
 		signal(SIGINT, on_signal);
 		signal(SIGTERM, on_signal);
 		setvbuf(stdout, NULL, _IOLBF, 0);
+		if (cfg.qemu)
+			return backend_qemu(&cfg);
 		return scenarios[i].run(&cfg);
 	}
 	die("%s: unknown scenario (accepted: touch, dirty-log, zap, bench, "

@@ -40,6 +40,7 @@ struct run_config {
 	u32 watchdog_s;		/* --watchdog */
 	const char *guest;	/* --guest */
 	const char *json;	/* --json */
+	bool qemu;		/* --backend qemu */
 	struct mmub_workload wl;
 
 	/* dirty-log */

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: GPL-2.0
+/* x86_64 under QEMU: the PVH entry, isa-debug-exit, one vCPU. */
+#include <string.h>
+#include "qemu.h"
+
+int qemu_argv_x86_64(const struct run_config *cfg, char **argv, int max,
+		     const char *guest, const char *words, const char *mem,
+		     const char *smp)
+{
+	static char append[600];
+	int n = 0;
+	char *const a[] = {
+		"qemu-system-x86_64", "-M", "pc", "-accel", "tcg", "-nodefaults",
+		"-display", "none", "-no-reboot", "-monitor", "none",
+		"-serial", "stdio", "-device", "isa-debug-exit,iobase=0xf4,iosize=4",
+		"-m", (char *)mem, "-smp", (char *)smp, "-kernel", (char *)guest,
+		"-append", append,
+	};
+
+	if (cfg->nr_vcpus != 1)
+		die("-v %u: the x86_64 guest runs 1 vCPU under QEMU (its PVH "
+		    "entry starts no others); use KVM for more", cfg->nr_vcpus);
+	if (cfg->guest_page == MMUB_SZ_1G)
+		die("--guest-page 1g: not offered by the x86_64 PVH entry");
+	snprintf(append, sizeof(append), "%s", words);
+	for (size_t i = 0; i < sizeof(a) / sizeof(*a) && n < max - 1; i++)
+		argv[n++] = a[i];
+	argv[n] = NULL;
+	return 0;
+}

@@ -1,0 +1,52 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# --backend qemu: the guest alone under QEMU TCG, results parsed into the
+# same table, on any host (no KVM needed).
+load helpers
+
+setup() {
+	command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing: apt-get install qemu-system-x86"
+}
+
+@test "x86_64 guest under QEMU: every pass in the table and in JSON" {
+	local j=$BATS_TEST_TMPDIR/q.json
+	run "$MMUBENCH" touch --backend qemu -b 16m -i 2 --guest "$O/x86_64/guest.elf" --json "$j"
+	assert_success
+	assert_line --regexp "^  populate +0 +4096 +[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9]+ +[0-9]+$"
+	assert_line --regexp "^  iter2 +0 +4096 "
+	run jq -e '.backend == "qemu" and (.passes | length == 3) and
+		.passes[2].latency_ns.p99 > 0 and .passes[0].accesses == 4096' "$j"
+	assert_success
+}
+
+@test "arm64 guest under QEMU with 2 vCPUs, from any host" {
+	command -v qemu-system-aarch64 >/dev/null || skip "qemu-system-aarch64 missing: apt-get install qemu-system-arm"
+	[[ -f $O/arm64/guest.elf ]] || make -s -C "$ROOT" ARCH=arm64 guest >/dev/null 2>&1 ||
+		skip "the arm64 guest does not build here"
+	run "$MMUBENCH" touch --backend qemu -v 2 -b 8m -i 1 --fraction 0.5 --guest "$O/arm64/guest.elf"
+	assert_success
+	assert_line --regexp "^  populate +0 +1024 "
+	assert_line --regexp "^  populate +1 +1024 "
+	assert_line --regexp "^  iter1 +1 +1024 "
+}
+
+@test "a guest fault under QEMU is reported, exit non-zero" {
+	run "$MMUBENCH" touch --backend qemu -b 4m --debug-action fault --guest "$O/x86_64/guest.elf"
+	assert_failure
+	assert_output --regexp "guest: MMUB fault vector=0x000000000000000e rip=0x[0-9a-f]+ cr2=0x00007ffff0000000"
+}
+
+@test "--backend bad input is rejected with the accepted values" {
+	run "$MMUBENCH" touch --backend xen
+	assert_equal "$status" 2
+	assert_output "mmubench: --backend xen: unknown (accepted: kvm, qemu)"
+	run "$MMUBENCH" dirty-log --backend qemu
+	assert_equal "$status" 2
+	assert_output --partial "--backend qemu: only the touch scenario runs without KVM"
+	run "$MMUBENCH" touch --backend qemu -v 2 --guest "$O/x86_64/guest.elf"
+	assert_equal "$status" 2
+	assert_output --partial "-v 2: the x86_64 guest runs 1 vCPU under QEMU"
+	run "$MMUBENCH" touch --backend qemu -s shmem
+	assert_equal "$status" 2
+	assert_output --partial "--backend qemu: -s, -x and -c are about KVM memslots"
+}
