@@ -217,3 +217,56 @@ int mmub_wl_parse_word(struct mmub_workload *wl, const char *key,
 	}
 	return 0;
 }
+
+static int guest_word(struct mmub_guest_args *a, struct mmub_workload *wl,
+		      const char *key, const char *val)
+{
+	u64 v;
+
+	if (!val)
+		return -1;
+	if (str_eq(key, "vcpus")) {
+		if (mmub_parse_size(val, &v) || !v || v > 64)
+			return -1;
+		a->vcpus = (u32)v;
+		return 0;
+	}
+	if (str_eq(key, "mem"))
+		return mmub_parse_size(val, &a->mem) || !a->mem ? -1 : 0;
+	if (str_eq(key, "page"))
+		return mmub_parse_size(val, &a->page) ? -1 : 0;
+	return mmub_wl_parse_word(wl, key, val);
+}
+
+const char *mmub_cmdline_parse(char *s, struct mmub_guest_args *a,
+			       struct mmub_workload *wl, bool skip_bare_first)
+{
+	bool first = true;
+	char *key, *val;
+
+	while (s && *s) {
+		while (*s == ' ')
+			s++;
+		if (!*s)
+			break;
+		key = s;
+		val = NULL;
+		while (*s && *s != ' ') {
+			if (*s == '=' && !val) {
+				*s = 0;
+				val = s + 1;
+			}
+			s++;
+		}
+		if (*s)
+			*s++ = 0;
+		if (first && skip_bare_first && !val) {
+			first = false;
+			continue;
+		}
+		first = false;
+		if (guest_word(a, wl, key, val) < 0)
+			return key;
+	}
+	return NULL;
+}

@@ -68,12 +68,6 @@ struct image {
 	u64 entry;	/* the image's EFI entry */
 };
 
-struct guest_args {
-	u32 vcpus;
-	u64 mem;
-	u64 page;
-};
-
 static struct mmub_efi_handover ho;
 static char cmdline[1024];
 
@@ -305,76 +299,20 @@ static int read_cmdline(EFI_HANDLE image)
 	return 0;
 }
 
-static int parse_word(struct guest_args *a, char *key, char *val)
-{
-	u64 v;
-
-	if (!val)
-		return -1;
-	if (str_eq(key, "vcpus")) {
-		if (mmub_parse_size(val, &v) || !v || v > MMUB_MAX_VCPUS)
-			return -1;
-		a->vcpus = (u32)v;
-		return 0;
-	}
-	if (str_eq(key, "mem"))
-		return mmub_parse_size(val, &a->mem) || !a->mem ? -1 : 0;
-	if (str_eq(key, "page"))
-		return mmub_parse_size(val, &a->page) ? -1 : 0;
-	return mmub_wl_parse_word(&ho.wl, key, val);
-}
-
-/*
- * Split the command line in place into key=value words, as the PVH and
- * virt entries do.  The UEFI Shell passes the command's own path as the
- * first word: a first word without '=' is skipped.
- */
-static int parse_cmdline(struct guest_args *a)
-{
-	char *s = cmdline, *key, *val;
-	bool first = true;
-
-	while (*s) {
-		while (*s == ' ')
-			s++;
-		if (!*s)
-			break;
-		key = s;
-		val = NULL;
-		while (*s && *s != ' ') {
-			if (*s == '=' && !val) {
-				*s = 0;
-				val = s + 1;
-			}
-			s++;
-		}
-		if (*s)
-			*s++ = 0;
-		if (first && !val) {
-			first = false;
-			continue;
-		}
-		first = false;
-		/* Unknown keys are ignored on purpose, as elsewhere. */
-		if (parse_word(a, key, val) < 0)
-			return fail("bad value for guest command line key ",
-				    key);
-	}
-	return 0;
-}
-
 /* The command line, the layout, and the memory for it: 0 or -1 (error). */
 static int configure(const struct image *im)
 {
-	struct guest_args a = { .vcpus = 1, .mem = 64 * MMUB_MIB,
-				.page = MMUB_SZ_4K };
+	struct mmub_guest_args a = { .vcpus = 1, .mem = 64 * MMUB_MIB,
+				     .page = MMUB_SZ_4K };
 	u64 sys_base = loader_sys_base(im->start), test;
 	struct mmub_layout l;
 	const char *why;
 
 	mmub_wl_defaults(&ho.wl);
-	if (parse_cmdline(&a))
-		return -1;
+	/* The UEFI Shell passes the command's own path as a first word. */
+	why = mmub_cmdline_parse(cmdline, &a, &ho.wl, true);
+	if (why)
+		return fail("bad value for guest command line key ", why);
 	if (a.vcpus != 1)
 		return fail("vcpus: ", "the EFI entry runs 1 vCPU (use "
 			    "mmubench's VMM for more)");

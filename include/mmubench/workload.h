@@ -62,6 +62,23 @@ void mmub_wl_defaults(struct mmub_workload *wl);
 int mmub_wl_parse_word(struct mmub_workload *wl, const char *key,
 		       const char *val);
 
+/* What a standalone guest's command line says besides the workload. */
+struct mmub_guest_args {
+	u32 vcpus;
+	u64 mem;	/* test memory, all vCPUs */
+	u64 page;	/* guest page size of the test memory */
+};
+
+/*
+ * Split a standalone guest's command line in place into key=value words:
+ * vcpus=, mem=, page= into @a, the workload's words into @wl; other keys
+ * (console=, ...) are ignored.  With @skip_bare_first a first word
+ * without '=' (the UEFI Shell's command path) is skipped.  Returns NULL,
+ * or the key whose value is bad.
+ */
+const char *mmub_cmdline_parse(char *s, struct mmub_guest_args *a,
+			       struct mmub_workload *wl, bool skip_bare_first);
+
 /* Parse an action name ("touch", "fault", "hang"); -1 if unknown. */
 int mmub_parse_action(const char *s);
 extern const char *const mmub_action_names[MMUB_ACT_NR];

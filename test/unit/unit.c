@@ -68,6 +68,29 @@ static void test_workload_words(void)
 	CHECK(mmub_wl_parse_word(&wl, "console", "ttyS0") == 1);
 }
 
+static void test_cmdline(void)
+{
+	struct mmub_guest_args a = { .vcpus = 1, .mem = 1, .page = 4096 };
+	struct mmub_workload wl;
+	char line[] = "console=ttyS0 vcpus=2 mem=32m page=2m stride=2m passes=3";
+	char bare[] = "\\EFI\\guest.efi mem=8m";
+	char bad[] = "mem=8m stride=3k";
+	char bare_late[] = "mem=8m quiet";
+
+	mmub_wl_defaults(&wl);
+	CHECK(!mmub_cmdline_parse(line, &a, &wl, false));
+	CHECK(a.vcpus == 2 && a.mem == 32 * MMUB_MIB && a.page == MMUB_SZ_2M &&
+	      wl.stride == MMUB_SZ_2M && wl.passes == 3);
+	CHECK(!mmub_cmdline_parse(bare, &a, &wl, true) && a.mem == 8 * MMUB_MIB);
+	{
+		const char *k = mmub_cmdline_parse(bad, &a, &wl, false);
+
+		CHECK(k && !strcmp(k, "stride"));
+	}
+	CHECK(mmub_cmdline_parse(bare_late, &a, &wl, true));
+	CHECK(!mmub_cmdline_parse(NULL, &a, &wl, false));
+}
+
 static void test_histogram(void)
 {
 	struct mmub_hist *h = malloc(sizeof(*h));
@@ -246,6 +269,7 @@ int main(void)
 {
 	test_sizes();
 	test_workload_words();
+	test_cmdline();
 	test_histogram();
 	test_pgtable();
 	test_pgtable_arm64();

@@ -18,11 +18,6 @@
 #define CURRENT_EL_1	(1 << 2)
 #define MPIDR_AFF_MASK	0xff00ffffffULL
 
-struct virt_args {
-	u32 vcpus;
-	u64 mem;
-	u64 page;
-};
 
 extern char __image_start[], __ro_end[], __image_end[];
 extern struct mmub_boot_info *arm64_boot_info;
@@ -42,61 +37,6 @@ static void early_fail(const char *what, const char *detail)
 	arm64_el1_exit(2);
 }
 
-static bool str_eq(const char *a, const char *b)
-{
-	while (*a && *a == *b) {
-		a++;
-		b++;
-	}
-	return *a == *b;
-}
-
-static int parse_arg(struct virt_args *a, char *key, char *val)
-{
-	u64 v;
-
-	if (!val)
-		return -1;
-	if (str_eq(key, "vcpus")) {
-		if (mmub_parse_size(val, &v) || !v || v > MMUB_MAX_VCPUS)
-			return -1;
-		a->vcpus = (u32)v;
-		return 0;
-	}
-	if (str_eq(key, "mem"))
-		return mmub_parse_size(val, &a->mem) || !a->mem ? -1 : 0;
-	if (str_eq(key, "page"))
-		return mmub_parse_size(val, &a->page) ? -1 : 0;
-	return mmub_wl_parse_word(&virt_bi.wl, key, val);
-}
-
-/* Split the command line in place into key=value words. */
-static void parse_cmdline(struct virt_args *a, char *s)
-{
-	char *key, *val;
-
-	while (*s) {
-		while (*s == ' ')
-			s++;
-		if (!*s)
-			break;
-		key = s;
-		val = NULL;
-		while (*s && *s != ' ') {
-			if (*s == '=' && !val) {
-				*s = 0;
-				val = s + 1;
-			}
-			s++;
-		}
-		if (*s)
-			*s++ = 0;
-		/* Unknown words (e.g. console=) are ignored on purpose. */
-		if (parse_arg(a, key, val) < 0)
-			early_fail("bad value for guest command line key ",
-				   key);
-	}
-}
 
 static u32 be32_at(u64 addr)
 {
@@ -219,6 +159,15 @@ static void start_secondaries(struct mmub_boot_info *bi)
 	}
 }
 
+static bool str_eq(const char *a, const char *b)
+{
+	while (*a && *a == *b) {
+		a++;
+		b++;
+	}
+	return *a == *b;
+}
+
 static void check_cpu(void)
 {
 	u64 el;
@@ -231,10 +180,10 @@ static void check_cpu(void)
 		early_fail("PSCI: ", "the conduit is not HVC");
 }
 
-static void read_config(struct virt_args *a, u64 x0)
+static void read_config(struct mmub_guest_args *a, u64 x0)
 {
 	const void *blob = find_fdt(x0);
-	const char *s;
+	const char *s, *bad;
 	u32 i;
 
 	if (!blob)
@@ -248,7 +197,9 @@ static void read_config(struct virt_args *a, u64 x0)
 	for (i = 0; s[i] && i < sizeof(cmdline) - 1; i++)
 		cmdline[i] = s[i];
 	cmdline[i] = 0;
-	parse_cmdline(a, cmdline);
+	bad = mmub_cmdline_parse(cmdline, a, &virt_bi.wl, false);
+	if (bad)
+		early_fail("bad value for guest command line key ", bad);
 	if (a->vcpus > fdt.nr_cpus)
 		early_fail("vcpus: ", "more than the CPUs QEMU has (-smp)");
 }
@@ -256,8 +207,8 @@ static void read_config(struct virt_args *a, u64 x0)
 __attribute__((noreturn))
 void virt_main(u64 x0)
 {
-	struct virt_args a = { .vcpus = 1, .mem = 64 * MMUB_MIB,
-			       .page = MMUB_SZ_4K };
+	struct mmub_guest_args a = { .vcpus = 1, .mem = 64 * MMUB_MIB,
+				     .page = MMUB_SZ_4K };
 	u64 img = (u64)__image_start, ram_base = 0, ram_end;
 	struct mmub_layout l;
 	struct mmub_pt pt;

@@ -37,12 +37,6 @@ struct hvm_memmap_entry {
 	u32 reserved;
 };
 
-struct pvh_args {
-	u32 vcpus;
-	u64 mem;
-	u64 page;
-};
-
 static struct mmub_boot_info pvh_bi;
 extern char __image_start[], __image_end[];
 __attribute__((noreturn)) void x86_cpl0_init(struct mmub_boot_info *bi,
@@ -104,56 +98,6 @@ static u64 tsc_hz_from_pit(void)
 	return (t1 - t0) * 20;
 }
 
-static int parse_arg(struct pvh_args *a, char *key, char *val)
-{
-	u64 v;
-
-	if (!val)
-		return -1;
-	if (key[0] == 'v' && key[1] == 'c' && key[5] == 0 &&
-	    key[2] == 'p' && key[3] == 'u' && key[4] == 's') {
-		if (mmub_parse_size(val, &v) || !v || v > MMUB_MAX_VCPUS)
-			return -1;
-		a->vcpus = (u32)v;
-		return 0;
-	}
-	if (key[0] == 'm' && key[1] == 'e' && key[2] == 'm' && !key[3])
-		return mmub_parse_size(val, &a->mem) || !a->mem ? -1 : 0;
-	if (key[0] == 'p' && key[1] == 'a' && key[2] == 'g' &&
-	    key[3] == 'e' && !key[4])
-		return mmub_parse_size(val, &a->page) ? -1 : 0;
-	return mmub_wl_parse_word(&pvh_bi.wl, key, val);
-}
-
-/* Split the command line in place into key=value words. */
-static void parse_cmdline(struct pvh_args *a, char *s)
-{
-	char *key, *val;
-	int r;
-
-	while (s && *s) {
-		while (*s == ' ')
-			s++;
-		if (!*s)
-			break;
-		key = s;
-		val = NULL;
-		while (*s && *s != ' ') {
-			if (*s == '=' && !val) {
-				*s = 0;
-				val = s + 1;
-			}
-			s++;
-		}
-		if (*s)
-			*s++ = 0;
-		r = parse_arg(a, key, val);
-		if (r < 0)
-			early_fail("bad value for guest command line key ", key);
-		/* Unknown words (e.g. QEMU's own) are ignored on purpose. */
-	}
-}
-
 static u64 ram_end_of(const struct hvm_start_info *si, u64 addr)
 {
 	const struct hvm_memmap_entry *m;
@@ -197,8 +141,9 @@ static void build_tables(const struct mmub_layout *l, struct mmub_pt *pt)
 __attribute__((noreturn))
 void pvh_main(struct hvm_start_info *si)
 {
-	struct pvh_args a = { .vcpus = 1, .mem = 64 * MMUB_MIB,
-			      .page = MMUB_SZ_4K };
+	struct mmub_guest_args a = { .vcpus = 1, .mem = 64 * MMUB_MIB,
+				     .page = MMUB_SZ_4K };
+	const char *bad;
 	u64 image_start = (u64)__image_start, image_end = (u64)__image_end;
 	struct mmub_layout l;
 	struct mmub_pt pt;
@@ -207,7 +152,10 @@ void pvh_main(struct hvm_start_info *si)
 	if (si->magic != HVM_START_MAGIC)
 		early_fail("PVH: ", "bad start_info magic");
 	mmub_wl_defaults(&pvh_bi.wl);
-	parse_cmdline(&a, (char *)si->cmdline_paddr);
+	bad = mmub_cmdline_parse((char *)si->cmdline_paddr, &a, &pvh_bi.wl,
+				 false);
+	if (bad)
+		early_fail("bad value for guest command line key ", bad);
 	if (a.vcpus != 1)
 		early_fail("vcpus: ", "the x86_64 PVH entry runs 1 vCPU "
 			   "(use mmubench's VMM for more)");
