@@ -10,6 +10,11 @@
  * and carries an older epoch was written before the harvest began, so it
  * must be in this harvest; one with the current epoch may have been
  * written after, so it must be in this harvest or the next one.
+ *
+ * What it cannot see: a page reported in a harvest and written again
+ * between that harvest and the read of its content shows the newer value
+ * already, so the newer write is not required in the next harvest.  Any
+ * oracle that lets the vCPUs run during the harvest has this window.
  */
 #ifndef HOST_ORACLE_H
 #define HOST_ORACLE_H
