@@ -15,6 +15,7 @@
 #include <mmubench/boot.h>
 #include <mmubench/pgtable.h>
 #include "../arch/x86_64/x86.h"
+#include "../arch/x86_64/standalone.h"
 #include "handover.h"
 #include "../guest.h"
 
@@ -29,28 +30,8 @@
 
 static struct mmub_boot_info efi_bi;
 extern char __image_start[], __image_end[];
-__attribute__((noreturn)) void x86_cpl0_init(struct mmub_boot_info *bi,
-					     u64 cpu);
 __attribute__((noreturn))
 void efi_handover_main(const struct mmub_efi_handover *ho);
-
-static void early_puts(const char *s)
-{
-	while (*s)
-		asm volatile("outb %b0, %w1" : : "a"(*s++), "Nd"(COM1_PORT));
-}
-
-__attribute__((noreturn))
-static void early_fail(const char *what, const char *detail)
-{
-	early_puts("MMUB error: ");
-	early_puts(what);
-	early_puts(detail);
-	early_puts("\nMMUB-EXIT status=2\n");
-	asm volatile("outl %0, %w1" : : "a"(2), "Nd"(QEMU_DEBUG_EXIT_PORT));
-	for (;;)
-		asm volatile("cli; hlt");
-}
 
 static void cpu_setup(void)
 {
@@ -67,33 +48,6 @@ static void cpu_setup(void)
 	if (!(lo & EFER_NXE))
 		asm volatile("wrmsr"
 			     : : "a"(lo | EFER_NXE), "d"(hi), "c"(MSR_EFER));
-}
-
-static void *identity(void *ctx, u64 gpa)
-{
-	(void)ctx;
-	return (void *)gpa;
-}
-
-/* As pvh.c: everything after page 0 up to sys_end, then the test memory. */
-static void build_tables(const struct mmub_layout *l, struct mmub_pt *pt)
-{
-	u32 sys = MMUB_PROT_WRITE | MMUB_PROT_EXEC | MMUB_PROT_USER;
-	u32 test = MMUB_PROT_WRITE | MMUB_PROT_USER;
-
-	if (efi_bi.flags & MMUB_BOOT_TEST_EXEC)
-		test |= MMUB_PROT_EXEC;
-	/* The firmware's memory is not zero: clear the root ourselves. */
-	__builtin_memset((void *)l->pgtable, 0, MMUB_SZ_4K);
-	if (mmub_pt_init(pt, &mmub_pt_x86_64, identity, NULL, l->pgtable,
-			 l->pgtable_size))
-		early_fail("page tables: ", "bad pool");
-	if (mmub_pt_map(pt, MMUB_SZ_4K, MMUB_SZ_4K, l->sys_end - MMUB_SZ_4K,
-			MMUB_SZ_4K, sys) ||
-	    mmub_pt_map(pt, l->test_gpa, l->test_gpa, l->test_size,
-			l->guest_page, test))
-		early_fail("page tables: ", "pool too small or page size "
-			   "not supported");
 }
 
 void efi_handover_main(const struct mmub_efi_handover *ho)
@@ -117,7 +71,7 @@ void efi_handover_main(const struct mmub_efi_handover *ho)
 	__builtin_memset((void *)l.mailbox, 0, l.pgtable - l.mailbox);
 	efi_bi.wl = ho->wl;
 	efi_bi.flags |= MMUB_BOOT_STANDALONE;
-	build_tables(&l, &pt);
+	x86_build_tables(&l, &pt, efi_bi.flags & MMUB_BOOT_TEST_EXEC);
 	mmub_boot_info_init(&efi_bi, &l);
 	efi_bi.pgtable_root = pt.root;
 	efi_bi.clk_hz = ho->clk_hz;

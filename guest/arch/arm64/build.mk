@@ -8,6 +8,7 @@ GUEST_ARCH_CFLAGS := -mstrict-align
 GUEST_PRIV_FLAGS := -mgeneral-regs-only
 GUEST_ASM_SRCS := guest/arch/arm64/head.S
 GUEST_PRIV_SRCS := guest/arch/arm64/cpu.c guest/arch/arm64/fdt.c \
+	guest/arch/arm64/standalone.c \
 	guest/arch/arm64/virt.c
 GUEST_USER_SRCS := guest/arch/arm64/console.c
 # newlib's vfprintf calls __trunctfdf2 (long double) even with long-double

@@ -13,6 +13,7 @@
 #include <mmubench/boot.h>
 #include <mmubench/pgtable.h>
 #include "arm64.h"
+#include "standalone.h"
 #include "../../guest.h"
 
 #define CURRENT_EL_1	(1 << 2)
@@ -26,17 +27,6 @@ __attribute__((noreturn)) void virt_main(u64 x0);
 static struct mmub_boot_info virt_bi;
 static struct arm64_fdt_info fdt;
 static char cmdline[1024];
-
-__attribute__((noreturn))
-static void early_fail(const char *what, const char *detail)
-{
-	arm64_el1_puts("MMUB error: ");
-	arm64_el1_puts(what);
-	arm64_el1_puts(detail);
-	arm64_el1_puts("\nMMUB-EXIT status=2\n");
-	arm64_el1_exit(2);
-}
-
 
 static u32 be32_at(u64 addr)
 {
@@ -74,46 +64,6 @@ static u64 ram_of_image(u64 *base)
 		}
 	}
 	return 0;
-}
-
-static void zero_page(u64 addr)
-{
-	u64 *p = (u64 *)addr;
-	u32 i;
-
-	for (i = 0; i < MMUB_SZ_4K / 8; i++)
-		p[i] = 0;
-}
-
-/*
- * Text and read-only data are executable at EL1 and EL0 and writable by
- * neither (EL1 may never execute what EL0 can write); the rest of the
- * system memory is read/write for both; the PL011 is device memory EL0
- * writes to directly.  Page 0 stays unmapped to catch NULL.
- */
-static void build_tables(const struct mmub_layout *l, struct mmub_pt *pt)
-{
-	u32 rw = MMUB_PROT_WRITE | MMUB_PROT_USER;
-	u32 ro = MMUB_PROT_EXEC | MMUB_PROT_USER;
-	u32 test = rw | (virt_bi.flags & MMUB_BOOT_TEST_EXEC ?
-			 MMUB_PROT_EXEC : 0);
-	u64 img = (u64)__image_start, ro_end = (u64)__ro_end;
-
-	zero_page(l->pgtable);
-	if (mmub_pt_init(pt, &mmub_pt_arm64, arm64_identity, NULL, l->pgtable,
-			 l->pgtable_size))
-		early_fail("page tables: ", "bad pool");
-	if (mmub_pt_map(pt, l->sys_base + MMUB_SZ_4K, l->sys_base + MMUB_SZ_4K,
-			img - l->sys_base - MMUB_SZ_4K, MMUB_SZ_4K, rw) ||
-	    mmub_pt_map(pt, img, img, ro_end - img, MMUB_SZ_4K, ro) ||
-	    mmub_pt_map(pt, ro_end, ro_end, l->sys_end - ro_end, MMUB_SZ_4K,
-			rw) ||
-	    mmub_pt_map(pt, PL011_BASE, PL011_BASE, MMUB_SZ_4K, MMUB_SZ_4K,
-			rw | MMUB_PROT_DEVICE) ||
-	    mmub_pt_map(pt, l->test_gpa, l->test_gpa, l->test_size,
-			l->guest_page, test))
-		early_fail("page tables: ", "pool too small or page size "
-			   "not supported");
 }
 
 static s64 psci_call(u64 fn, u64 a1, u64 a2, u64 a3)
@@ -227,7 +177,7 @@ void virt_main(u64 x0)
 		early_fail("stride: ", "larger than mem");
 
 	virt_bi.flags |= MMUB_BOOT_STANDALONE;
-	build_tables(&l, &pt);
+	arm64_build_tables(&l, &pt, virt_bi.flags & MMUB_BOOT_TEST_EXEC);
 	/* Written with the MMU off: no stale cached copy may hide them. */
 	arm64_dcache_inval(l.pgtable, pt.pool);
 	arm64_dcache_inval(img, (u64)__image_end);

@@ -5,5 +5,6 @@ GUEST_TRIPLE := x86_64-none-elf
 GUEST_ARCH_CFLAGS := -mcmodel=small
 GUEST_PRIV_FLAGS := -mgeneral-regs-only -mno-red-zone
 GUEST_ASM_SRCS := guest/arch/x86_64/head.S
-GUEST_PRIV_SRCS := guest/arch/x86_64/cpu.c guest/arch/x86_64/pvh.c
+GUEST_PRIV_SRCS := guest/arch/x86_64/cpu.c guest/arch/x86_64/pvh.c \
+	guest/arch/x86_64/standalone.c
 GUEST_USER_SRCS := guest/arch/x86_64/console.c

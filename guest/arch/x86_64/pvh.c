@@ -11,6 +11,7 @@
 #include <mmubench/boot.h>
 #include <mmubench/pgtable.h>
 #include "x86.h"
+#include "standalone.h"
 #include "../../guest.h"
 
 #define HVM_START_MAGIC	0x336ec578
@@ -39,26 +40,6 @@ struct hvm_memmap_entry {
 
 static struct mmub_boot_info pvh_bi;
 extern char __image_start[], __image_end[];
-__attribute__((noreturn)) void x86_cpl0_init(struct mmub_boot_info *bi,
-					     u64 cpu);
-
-static void early_puts(const char *s)
-{
-	while (*s)
-		asm volatile("outb %b0, %w1" : : "a"(*s++), "Nd"(COM1_PORT));
-}
-
-__attribute__((noreturn))
-static void early_fail(const char *what, const char *detail)
-{
-	early_puts("MMUB error: ");
-	early_puts(what);
-	early_puts(detail);
-	early_puts("\nMMUB-EXIT status=2\n");
-	asm volatile("outl %0, %w1" : : "a"(2), "Nd"(QEMU_DEBUG_EXIT_PORT));
-	for (;;)
-		asm volatile("cli; hlt");
-}
 
 static u8 inb(u16 port)
 {
@@ -113,31 +94,6 @@ static u64 ram_end_of(const struct hvm_start_info *si, u64 addr)
 	return 0;
 }
 
-static void *identity(void *ctx, u64 gpa)
-{
-	(void)ctx;
-	return (void *)gpa;
-}
-
-static void build_tables(const struct mmub_layout *l, struct mmub_pt *pt)
-{
-	u32 sys = MMUB_PROT_WRITE | MMUB_PROT_EXEC | MMUB_PROT_USER;
-	u32 test = MMUB_PROT_WRITE | MMUB_PROT_USER;
-
-	if (pvh_bi.flags & MMUB_BOOT_TEST_EXEC)
-		test |= MMUB_PROT_EXEC;
-	if (mmub_pt_init(pt, &mmub_pt_x86_64, identity, NULL, l->pgtable,
-			 l->pgtable_size))
-		early_fail("page tables: ", "bad pool");
-	/* Page 0 stays unmapped so a NULL dereference faults. */
-	if (mmub_pt_map(pt, MMUB_SZ_4K, MMUB_SZ_4K, l->sys_end - MMUB_SZ_4K,
-			MMUB_SZ_4K, sys) ||
-	    mmub_pt_map(pt, l->test_gpa, l->test_gpa, l->test_size,
-			l->guest_page, test))
-		early_fail("page tables: ", "pool too small or page size "
-			   "not supported");
-}
-
 __attribute__((noreturn))
 void pvh_main(struct hvm_start_info *si)
 {
@@ -174,7 +130,7 @@ void pvh_main(struct hvm_start_info *si)
 	/* RAM from QEMU is zero, but a warm reset may not be: clear ours. */
 	__builtin_memset((void *)l.mailbox, 0, l.pgtable - l.mailbox);
 	pvh_bi.flags |= MMUB_BOOT_STANDALONE;
-	build_tables(&l, &pt);
+	x86_build_tables(&l, &pt, pvh_bi.flags & MMUB_BOOT_TEST_EXEC);
 	mmub_boot_info_init(&pvh_bi, &l);
 	pvh_bi.pgtable_root = pt.root;
 	pvh_bi.clk_hz = tsc_hz_from_pit();
