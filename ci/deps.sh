@@ -15,10 +15,13 @@ pkgs=(
 	busybox-static				# nested kernel + initramfs
 	bats bats-assert bats-support bats-file	# tests
 	jq					# tests read the JSON
-	gnuplot-nox				# plots
 )
 
-"${0%/*}/../guest/efi/fetch-gnu-efi-arm64.sh" "${O:-build}/gnu-efi/arm64"	# arm64 guest.efi
+# Debian has no gnu-efi for arm64 on amd64: fetched once, after apt's own
+# packages are in place.
+fetch_efi_arm64() {
+	"${0%/*}/../guest/efi/fetch-gnu-efi-arm64.sh" "${O:-build}/gnu-efi/arm64"
+}
 
 missing=()
 for p in "${pkgs[@]}"; do
@@ -27,6 +30,7 @@ for p in "${pkgs[@]}"; do
 done
 if ((${#missing[@]} == 0)); then
 	echo "deps: all ${#pkgs[@]} packages present"
+	fetch_efi_arm64
 	exit 0
 fi
 if ((EUID != 0)); then
@@ -37,3 +41,4 @@ echo "deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fetch_efi_arm64
