@@ -65,30 +65,24 @@ static void missed(struct oracle *o, const struct vm *vm, u64 page,
 
 /*
  * Debug: forget one reported page whose write is known to predate the
- * harvest, so the check below must catch it.
+ * harvest, so the check must catch it.  Decided on the same read of the
+ * page as the check itself: a vCPU rewriting the page in between must not
+ * hide the drop.
  */
-static void maybe_drop(struct oracle *o, const struct vm *vm)
+static bool drop_here(struct oracle *o, const struct vm *vm, u64 p, u64 cur,
+		      bool dirty, bool was_pending)
 {
+	char where[64];
+
 	if (o->dropped >= 0 || o->drop_round < 0 ||
-	    (s64)o->rounds < o->drop_round)
-		return;
-	for (u64 p = 0; p < o->pages; p++) {
-		u64 cur = page_word(vm, p);
-
-		if (test_bit(o->dirty, p) && cur != o->prev[p] &&
-		    MMUB_STAMP_EPOCH(cur) < o->epoch &&
-		    !test_bit(o->pending, p)) {
-			char where[64];
-
-			assign_bit(o->dirty, p, false);
-			o->dropped = (s64)p;
-			oracle_describe(vm, p, where, sizeof(where));
-			err_msg("--debug-drop-dirty: dropped %s from round %llu "
-				"on purpose", where,
-				(unsigned long long)o->rounds);
-			return;
-		}
-	}
+	    (s64)o->rounds < o->drop_round || !dirty || was_pending ||
+	    cur == o->prev[p] || MMUB_STAMP_EPOCH(cur) >= o->epoch)
+		return false;
+	o->dropped = (s64)p;
+	oracle_describe(vm, p, where, sizeof(where));
+	err_msg("--debug-drop-dirty: dropped %s from round %llu on purpose",
+		where, (unsigned long long)o->rounds);
+	return true;
 }
 
 static u64 check(struct oracle *o, const struct vm *vm)
@@ -99,6 +93,9 @@ static u64 check(struct oracle *o, const struct vm *vm)
 		u64 cur = page_word(vm, p);
 		bool dirty = test_bit(o->dirty, p);
 		bool was_pending = test_bit(o->pending, p);
+
+		if (drop_here(o, vm, p, cur, dirty, was_pending))
+			dirty = false;
 
 		o->reported += dirty;
 		if (was_pending) {
@@ -135,7 +132,6 @@ u64 oracle_round(struct oracle *o, struct vm *vm)
 		die("dirty-log oracle: the guest stopped");
 	dlog_harvest(vm);
 	dlog_take(vm->dlog, o->dirty);
-	maybe_drop(o, vm);
 	lost = check(o, vm);
 	o->rounds++;
 	return lost;
