@@ -9,8 +9,10 @@ load helpers
 	mmub_sh '
 for m in get clear clear-init-set ring ring-acq-rel; do
 	mmubench dirty-log -v 2 -b 4m -i 2 --mode $m --verify --rounds 200 >/tmp/o 2>&1
-	echo "RESULT mode=$m rc=$?"
+	rc=$?
+	echo "RESULT mode=$m rc=$rc"
 	grep -E "^  verify:" /tmp/o
+	[ $rc = 0 ] || grep "^mmubench:" /tmp/o
 done'
 	assert_success
 	for m in get clear clear-init-set ring ring-acq-rel; do
