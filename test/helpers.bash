@@ -23,32 +23,38 @@ require_kvm() {
 
 # Under QEMU TCG the nested L2 guest has been seen to triple-fault or
 # stall (stale nested-paging translations; see README).  Those symptoms,
-# and only in nested mode, earn one retry, said on the test's output.
+# and only in nested mode, earn up to two retries, said on the output.
 nested_flake() {
 	[[ $MMUBENCH_KVM == nested ]] &&
 		grep -qE "triple fault|did not reach epoch|made no progress" <<<"$output"
 }
 
 retry_note() {
-	echo "# retried once: nested QEMU failure: $(grep -m1 -E 'triple fault|did not reach epoch|made no progress' <<<"$output")" >&3
+	echo "# retried: nested QEMU failure: $(grep -m1 -E 'triple fault|did not reach epoch|made no progress' <<<"$output")" >&3
 }
 
 # mmub SCENARIO [OPTIONS...]: mmubench on KVM, through bats' run.
 mmub() {
+	local try
+
 	run "$ROOT/ci/kvm-exec.sh" --arch "$ARCH" "$MMUBENCH" "$GUEST" "$@"
-	if nested_flake && [[ " $* " != *" --debug-action hang "* ]]; then
+	for try in 1 2; do
+		nested_flake && [[ " $* " != *" --debug-action hang "* ]] || break
 		retry_note
 		run "$ROOT/ci/kvm-exec.sh" --arch "$ARCH" "$MMUBENCH" "$GUEST" "$@"
-	fi
+	done
 }
 
 # mmub_sh SCRIPT: several runs in one boot; "mmubench" is a function.
 mmub_sh() {
+	local try
+
 	run "$ROOT/ci/kvm-exec.sh" --arch "$ARCH" --sh "$1" "$MMUBENCH" "$GUEST"
-	if nested_flake; then
+	for try in 1 2; do
+		nested_flake || break
 		retry_note
 		run "$ROOT/ci/kvm-exec.sh" --arch "$ARCH" --sh "$1" "$MMUBENCH" "$GUEST"
-	fi
+	done
 }
 
 # The change of a VM or vCPU stat in a phase of the first run.
