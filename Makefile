@@ -189,38 +189,32 @@ help:
 	@echo "  SANITIZE=1 builds the host with ASan/UBSan into $(O)/san/"
 
 # ---- unit tests of the shared code (host-built, sanitized) ---------------
+UNIT_CC := gcc -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wshadow -Iinclude \
+	-fsanitize=address,undefined -fno-sanitize-recover=undefined
 UNIT_BIN := $(O)/san/unit-tests
 unit: $(UNIT_BIN)
 $(UNIT_BIN): test/unit/unit.c $(COMMON_SRCS) $(wildcard include/mmubench/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
-	$(Q)gcc -std=gnu11 -O1 -g -Wall -Wextra -Werror -Iinclude \
-		-fsanitize=address,undefined -fno-sanitize-recover=undefined \
-		-o $@ test/unit/unit.c $(COMMON_SRCS)
+	$(Q)$(UNIT_CC) -o $@ test/unit/unit.c $(COMMON_SRCS)
 
 PROBES_TEST := $(O)/san/probes-test
 unit: $(PROBES_TEST)
 $(PROBES_TEST): test/unit/probes.c host/kernel/probes.c common/histogram.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
-	$(Q)gcc -std=gnu11 -O1 -g -Wall -Wextra -Werror -Iinclude \
-		-fsanitize=address,undefined -fno-sanitize-recover=undefined \
-		-o $@ $^
+	$(Q)$(UNIT_CC) -o $@ $^
 
 STATS_TEST := $(O)/san/stats-test
 unit: $(STATS_TEST)
 $(STATS_TEST): test/unit/stats.c host/stats.c host/stats.h
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
-	$(Q)gcc -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wshadow \
-		-fsanitize=address,undefined -fno-sanitize-recover=undefined \
-		-o $@ test/unit/stats.c host/stats.c -lm
+	$(Q)$(UNIT_CC) -o $@ test/unit/stats.c host/stats.c -lm
 
 JSON_READ_TEST := $(O)/san/json-read-test
 unit: $(JSON_READ_TEST)
 $(JSON_READ_TEST): test/unit/json_read.c host/json_read.c host/json_read.h
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
-	$(Q)gcc -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wshadow \
-		-fsanitize=address,undefined -fno-sanitize-recover=undefined \
-		-o $@ test/unit/json_read.c host/json_read.c -lm
+	$(Q)$(UNIT_CC) -o $@ test/unit/json_read.c host/json_read.c -lm
