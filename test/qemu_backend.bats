@@ -8,15 +8,28 @@ setup() {
 	command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing: apt-get install qemu-system-x86"
 }
 
-@test "x86_64 guest under QEMU: every pass in the table and in JSON" {
+@test "x86_64 guest under QEMU with 2 vCPUs: every pass in the table and in JSON" {
 	local j=$BATS_TEST_TMPDIR/q.json
-	run "$MMUBENCH" touch --backend qemu -b 16m -i 2 --guest "$O/x86_64/guest.elf" --json "$j"
+	run "$MMUBENCH" touch --backend qemu -v 2 -b 16m -i 2 --guest "$O/x86_64/guest.elf" --json "$j"
 	assert_success
 	assert_line --regexp "^  populate +0 +4096 +[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9]+ +[0-9]+$"
+	assert_line --regexp "^  populate +1 +4096 +[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9]+ +[0-9]+$"
 	assert_line --regexp "^  iter2 +0 +4096 "
-	run jq -e '.backend == "qemu" and (.passes | length == 3) and
-		.passes[2].latency_ns.p99 > 0 and .passes[0].accesses == 4096' "$j"
+	assert_line --regexp "^  iter2 +1 +4096 "
+	run jq -e '.backend == "qemu" and (.passes | length == 6) and
+		([.passes[] | select(.vcpu == 1)] | length == 3) and
+		all(.passes[]; .accesses == 4096 and .latency_ns.p99 > 0)' "$j"
 	assert_success
+}
+
+@test "x86_64 guest under QEMU: vcpus= above -smp is one error line, no hang" {
+	run timeout 60 qemu-system-x86_64 -M pc -accel tcg -nodefaults \
+		-display none -no-reboot -m 256M -smp 2 \
+		-kernel "$O/x86_64/guest.elf" -append "vcpus=3 mem=16m" \
+		-device isa-debug-exit,iobase=0xf4,iosize=4 -serial stdio -monitor none
+	# isa-debug-exit: status 2 from the guest is exit code 5.
+	assert_equal "$status" 5
+	assert_line "MMUB error: vcpus: only 2 of 3 vCPUs started (is QEMU's -smp below vcpus=?)"
 }
 
 @test "arm64 guest under QEMU with 2 vCPUs, from any host" {
@@ -43,9 +56,6 @@ setup() {
 	run "$MMUBENCH" dirty-log --backend qemu
 	assert_equal "$status" 2
 	assert_output --partial "--backend qemu: only the touch scenario runs without KVM"
-	run "$MMUBENCH" touch --backend qemu -v 2 --guest "$O/x86_64/guest.elf"
-	assert_equal "$status" 2
-	assert_output --partial "-v 2: the x86_64 guest runs 1 vCPU under QEMU"
 	run "$MMUBENCH" touch --backend qemu -s shmem
 	assert_equal "$status" 2
 	assert_output --partial "--backend qemu: -s, -x and -c are about KVM memslots"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* x86_64 under QEMU: the PVH entry, isa-debug-exit, one vCPU. */
+/* x86_64 under QEMU: the PVH entry, isa-debug-exit, -smp vCPUs. */
 #include <string.h>
 #include "qemu.h"
 
@@ -17,9 +17,6 @@ int qemu_argv_x86_64(const struct run_config *cfg, char **argv, int max,
 		"-append", append,
 	};
 
-	if (cfg->nr_vcpus != 1)
-		die("-v %u: the x86_64 guest runs 1 vCPU under QEMU (its PVH "
-		    "entry starts no others); use KVM for more", cfg->nr_vcpus);
 	if (cfg->guest_page == MMUB_SZ_1G)
 		die("--guest-page 1g: not offered by the x86_64 PVH entry");
 	snprintf(append, sizeof(append), "%s", words);

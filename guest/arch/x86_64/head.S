@@ -7,6 +7,7 @@
  *               RSI = vCPU index, RSP = top of that vCPU's kernel stack.
  * pvh_start32:  QEMU -kernel (PVH boot, the ELF note below): 32-bit flat
  *               protected mode, paging off, EBX = hvm_start_info.
+ * x86_ap_tramp: the other vCPUs of a PVH boot, from SIPI in real mode.
  *
  * Both end in x86_cpl0_init(), which drops to CPL3 where the workload runs.
  */
@@ -81,6 +82,87 @@ pvh_start64:
 	mov	$pvh_stack_top, %rsp
 	call	pvh_main
 	ud2
+
+/*
+ * Application processors of a standalone run (x86_start_aps() in
+ * standalone.c).  The 16-bit part is copied to X86_AP_TRAMPOLINE, where
+ * SIPI starts each AP in real mode with CS = that page; it has its own
+ * GDT there, with the kernel selectors of cpu.c's GDT and a 32-bit code
+ * segment, and jumps to ap_start32 in the image.
+ */
+#define AP_CS32		0x18
+#define AP_OFF(sym)	((sym) - x86_ap_tramp)
+
+	.code16
+	.align 16
+	.globl x86_ap_tramp, x86_ap_tramp_end
+x86_ap_tramp:
+	cli
+	mov	%cs, %ax
+	mov	%ax, %ds
+	lgdtl	AP_OFF(ap_gdt_desc)
+	mov	%cr0, %eax
+	or	$X86_CR0_PE, %eax
+	mov	%eax, %cr0
+	ljmpl	$AP_CS32, $ap_start32
+
+	.align 8
+ap_gdt:
+	.quad	0
+	.quad	0x00af9a000000ffff	/* KERNEL_CS, 64-bit */
+	.quad	0x00cf92000000ffff	/* KERNEL_DS */
+	.quad	0x00cf9a000000ffff	/* AP_CS32 */
+ap_gdt_desc:
+	.word	ap_gdt_desc - ap_gdt - 1
+	.long	X86_AP_TRAMPOLINE + AP_OFF(ap_gdt)
+x86_ap_tramp_end:
+
+	/* Long mode on the BSP's page tables, as pvh_start32 does. */
+	.code32
+ap_start32:
+	mov	$KERNEL_DS, %eax
+	mov	%eax, %ds
+	mov	%eax, %es
+	mov	%eax, %ss
+	mov	%cr4, %eax
+	or	$X86_CR4_PAE, %eax
+	mov	%eax, %cr4
+	mov	x86_ap_cr3, %eax
+	mov	%eax, %cr3
+	mov	$MSR_EFER, %ecx
+	rdmsr
+	or	$(EFER_LME | EFER_NXE), %eax
+	wrmsr
+	mov	%cr0, %eax
+	or	$(X86_CR0_PG | X86_CR0_PE), %eax
+	mov	%eax, %cr0
+	ljmp	$KERNEL_CS, $ap_start64
+
+	/*
+	 * Every AP QEMU has gets here; the first nr_vcpus - 1 to take a
+	 * number become vCPUs 1.., the rest stay halted.  Then the same
+	 * registers as entry64: RDI = boot info, RSI = vCPU, RSP = its
+	 * kernel stack top.
+	 */
+	.code64
+ap_start64:
+	mov	$KERNEL_DS, %eax
+	mov	%eax, %fs
+	mov	%eax, %gs
+	mov	$1, %esi
+	lock xadd %esi, x86_ap_next(%rip)
+	cmp	x86_ap_nr(%rip), %esi
+	jae	ap_park
+	lea	1(%rsi), %rax
+	shl	$X86_KSTACK_SHIFT, %rax
+	add	x86_ap_kstack(%rip), %rax
+	mov	%rax, %rsp
+	mov	x86_ap_bi(%rip), %rdi
+	jmp	entry64
+ap_park:
+	cli
+	hlt
+	jmp	ap_park
 
 /* Exception stubs: push a zero error code where the CPU pushes none. */
 .macro exc_stub vec, has_err

@@ -3,7 +3,8 @@
  * PVH boot under QEMU -kernel: no VMM prepared anything, so at CPL0 the
  * guest reads its command line and memory map, places its memory with the
  * shared layout, builds its page tables with the shared builder, measures
- * the TSC against the PIT, and joins the common path as a standalone run.
+ * the TSC against the PIT, starts the other vCPUs (-smp), and joins the
+ * common path as a standalone run.
  *
  * Command line: vcpus=1 mem=64m page=4k|2m|1g plus the workload's words
  * (see include/mmubench/workload.h), e.g. "passes=3 stride=2m random=1".
@@ -52,14 +53,6 @@ static u8 inb(u16 port)
 static void outb(u16 port, u8 v)
 {
 	asm volatile("outb %b0, %w1" : : "a"(v), "Nd"(port));
-}
-
-static u64 rdtsc(void)
-{
-	u32 lo, hi;
-
-	asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((u64)hi << 32) | lo;
 }
 
 /* Count TSC ticks over 50 ms of PIT channel 2 (mode 0, gate via 0x61). */
@@ -112,9 +105,8 @@ void pvh_main(struct hvm_start_info *si)
 				 false);
 	if (bad)
 		early_fail("bad value for guest command line key ", bad);
-	if (a.vcpus != 1)
-		early_fail("vcpus: ", "the x86_64 PVH entry runs 1 vCPU "
-			   "(use mmubench's VMM for more)");
+	if (a.vcpus > 1 && !ram_end_of(si, X86_AP_TRAMPOLINE))
+		early_fail("vcpus: ", "no RAM for the AP trampoline at 0x8000");
 	if (a.page == MMUB_SZ_1G)
 		early_fail("page=1g: ", "not offered by the PVH entry");
 	if (mmub_layout_compute(&l, 0, image_start, image_end, a.vcpus, 0,
@@ -135,5 +127,6 @@ void pvh_main(struct hvm_start_info *si)
 	pvh_bi.pgtable_root = pt.root;
 	pvh_bi.clk_hz = tsc_hz_from_pit();
 	asm volatile("mov %0, %%cr3" : : "r"(pt.root) : "memory");
+	x86_start_aps(&pvh_bi, &pt);
 	x86_cpl0_init(&pvh_bi, 0);
 }

@@ -20,6 +20,23 @@ __attribute__((noreturn)) void early_fail(const char *what,
 void x86_build_tables(const struct mmub_layout *l, struct mmub_pt *pt,
 		      bool test_exec);
 
+/*
+ * Start vCPUs 1..bi->nr_vcpus - 1 into x86_cpl0_init(bi, cpu) with INIT
+ * and SIPI to every other CPU (any beyond nr_vcpus stay halted), through
+ * a real-mode trampoline at X86_AP_TRAMPOLINE.  @pt must be the live,
+ * identity-mapped tables, below 4 GiB, mapping that page; bi->clk_hz must
+ * be known.  Returns once all have started, or fails saying how many did.
+ */
+void x86_start_aps(struct mmub_boot_info *bi, struct mmub_pt *pt);
+
+static inline u64 rdtsc(void)
+{
+	u32 lo, hi;
+
+	asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((u64)hi << 32) | lo;
+}
+
 __attribute__((noreturn)) void x86_cpl0_init(struct mmub_boot_info *bi,
 					     u64 cpu);
 

@@ -28,4 +28,13 @@
 #define QEMU_DEBUG_EXIT_PORT	0xf4
 #define COM1_PORT		0x3f8
 
+/*
+ * The standalone entries start the other vCPUs in real mode at this page
+ * (SIPI vector 0x08): below 1 MiB as SIPI requires, RAM in QEMU's PC
+ * memory map, and left alone by the layout, which starts at the image.
+ */
+#define X86_AP_TRAMPOLINE	0x8000
+/* log2(MMUB_KSTACK_SIZE), for the assembly that picks an AP's stack. */
+#define X86_KSTACK_SHIFT	14
+
 #endif
