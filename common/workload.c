@@ -10,6 +10,7 @@ const char *const mmub_action_names[MMUB_ACT_NR] = {
 	[MMUB_ACT_TOUCH] = "touch",
 	[MMUB_ACT_FAULT] = "fault",
 	[MMUB_ACT_HANG] = "hang",
+	[MMUB_ACT_EXEC] = "exec",
 };
 
 static bool str_eq(const char *a, const char *b)

@@ -44,7 +44,7 @@ void guest_main(struct mmub_boot_info *bi, u64 cpu)
 
 	guest_bi = bi;
 	engine_init(&e, bi, (u32)cpu);
-	if (bi->wl.action != MMUB_ACT_TOUCH)
+	if (bi->wl.action == MMUB_ACT_FAULT || bi->wl.action == MMUB_ACT_HANG)
 		engine_debug_action(&e);
 	if (bi->flags & MMUB_BOOT_STANDALONE)
 		engine_standalone(&e);

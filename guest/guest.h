@@ -11,6 +11,12 @@ void arch_relax(void);
 void arch_doorbell(u32 event);
 void arch_serial_write(const char *s, size_t n);
 __attribute__((noreturn)) void arch_standalone_exit(int status);
+/*
+ * The execute workload: put a return instruction at @addr unless it is
+ * already there (true if written, caches made coherent), and call it.
+ */
+bool arch_code_plant(u64 addr);
+void arch_code_call(u64 addr);
 
 /* Provided by the core. */
 __attribute__((noreturn)) void guest_main(struct mmub_boot_info *bi, u64 cpu);

@@ -86,11 +86,12 @@ void report_header(const struct vm *vm, const char *scenario)
 	char b[32], g[32], s[32];
 
 	printf("mmubench %s: %u vCPU%s x %s, backing %s, guest pages %s, "
-	       "stride %s, %u slot%s, writes %u%%, %s, fraction %.4g, "
+	       "%s stride %s, %u slot%s, writes %u%%, %s, fraction %.4g, "
 	       "MMU %s\n",
 	       scenario, c->nr_vcpus, c->nr_vcpus > 1 ? "s" : "",
 	       fmt_size(c->vcpu_bytes, b, sizeof(b)),
 	       backing_names[c->backing], fmt_size(c->guest_page, g, sizeof(g)),
+	       mmub_action_names[c->wl.action],
 	       fmt_size(c->wl.stride, s, sizeof(s)), c->nr_slots,
 	       c->nr_slots > 1 ? "s" : "", c->wl.write_pct,
 	       c->wl.flags & MMUB_WL_RANDOM ? "random order" : "sequential",
@@ -200,6 +201,7 @@ static void json_config(struct json *j, const struct run_config *c)
 	json_u64(j, "repeat", c->repeat);
 	json_u64(j, "guest_page", c->guest_page);
 	json_u64(j, "stride", c->wl.stride);
+	json_str(j, "action", mmub_action_names[c->wl.action]);
 	json_u64(j, "write_pct", c->wl.write_pct);
 	json_bool(j, "random", c->wl.flags & MMUB_WL_RANDOM);
 	json_u64(j, "seed", c->wl.seed);

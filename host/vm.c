@@ -89,6 +89,16 @@ static void setup_memory(struct vm *vm)
 	if (vm->sys == MAP_FAILED)
 		die("cannot map %llu bytes of system memory: %s",
 		    (unsigned long long)vm->sys_size, strerror(errno));
+	/*
+	 * The guest runs its code from the system memory.  Mapped huge,
+	 * that would be an NX split of its own, which the recovery worker
+	 * zaps and the vCPUs refault: noise in exactly what the execute
+	 * workload measures.  4K pages there are never split.
+	 */
+	if (mmub_wl_executes(&cfg->wl) &&
+	    madvise(vm->sys, vm->sys_size, MADV_NOHUGEPAGE))
+		die("madvise(MADV_NOHUGEPAGE) on the system memory: %s",
+		    strerror(errno));
 	if (backing_create(&vm->test, cfg->backing, test_size,
 			   cfg->reserve_hugepages))
 		die("-s %s: cannot map %llu bytes: %s",
@@ -114,8 +124,13 @@ static void build_page_tables(struct vm *vm)
 {
 	const struct mmub_layout *l = &vm->layout;
 	u32 sys = MMUB_PROT_WRITE | MMUB_PROT_EXEC | MMUB_PROT_USER;
+	u32 test = MMUB_PROT_WRITE | MMUB_PROT_USER;
 	struct mmub_pt pt;
 
+	if (mmub_wl_executes(&vm->cfg->wl)) {
+		test |= MMUB_PROT_EXEC;
+		vm->bi->flags |= MMUB_BOOT_TEST_EXEC;
+	}
 	if (mmub_pt_init(&pt, arch_pt_fmt(), pt_gpa_to_ptr, vm, l->pgtable,
 			 l->pgtable_size))
 		die("page-table pool misplaced (bug)");
@@ -123,7 +138,7 @@ static void build_page_tables(struct vm *vm)
 	if (mmub_pt_map(&pt, l->sys_base + MMUB_SZ_4K, l->sys_base + MMUB_SZ_4K,
 			vm->sys_size - MMUB_SZ_4K, MMUB_SZ_4K, sys) ||
 	    mmub_pt_map(&pt, l->test_gpa, l->test_gpa, l->test_size,
-			l->guest_page, MMUB_PROT_WRITE | MMUB_PROT_USER))
+			l->guest_page, test))
 		die("page-table pool too small (bug): %llu tables used",
 		    (unsigned long long)pt.tables);
 	vm->bi->pgtable_root = pt.root;

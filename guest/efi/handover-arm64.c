@@ -47,7 +47,7 @@ void efi_handover_main(const struct mmub_efi_handover *ho)
 	efi_bi.wl = ho->wl;
 	efi_bi.flags |= MMUB_BOOT_STANDALONE;
 	clk_hz = ho->clk_hz;
-	arm64_build_tables(&l, &pt, efi_bi.flags & MMUB_BOOT_TEST_EXEC);
+	arm64_build_tables(&l, &pt, mmub_wl_executes(&efi_bi.wl));
 	/* Written with the MMU off: no stale cached copy may hide them. */
 	arm64_dcache_inval(l.image_start, l.sys_end);
 	arm64_mmu_on(pt.root);

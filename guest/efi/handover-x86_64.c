@@ -71,7 +71,7 @@ void efi_handover_main(const struct mmub_efi_handover *ho)
 	__builtin_memset((void *)l.mailbox, 0, l.pgtable - l.mailbox);
 	efi_bi.wl = ho->wl;
 	efi_bi.flags |= MMUB_BOOT_STANDALONE;
-	x86_build_tables(&l, &pt, efi_bi.flags & MMUB_BOOT_TEST_EXEC);
+	x86_build_tables(&l, &pt, mmub_wl_executes(&efi_bi.wl));
 	mmub_boot_info_init(&efi_bi, &l);
 	efi_bi.pgtable_root = pt.root;
 	efi_bi.clk_hz = ho->clk_hz;

@@ -120,11 +120,26 @@ static void check_old(struct engine *e, struct mmub_pass *rec, u64 addr,
 	}
 }
 
+/*
+ * The execute workload's access: write only where the instruction is
+ * missing (first visit, or refaulted as zeros after an invalidation), so
+ * later passes are pure instruction fetches.  Counts as a write if it
+ * planted.
+ */
+static bool access_exec(u64 addr)
+{
+	bool planted = arch_code_plant(addr);
+
+	arch_code_call(addr);
+	return planted;
+}
+
 bool engine_pass(struct engine *e, u64 generation, bool loop,
 		 struct mmub_pass *rec)
 {
 	const struct mmub_workload *wl = &e->bi->wl;
 	bool latency = wl->flags & MMUB_WL_LATENCY;
+	bool exec = mmub_wl_executes(wl);
 	/* Compare 32 random bits with this instead of a division per access. */
 	u64 wthresh = ((u64)wl->write_pct << 32) / 100;
 	u64 stamp = batch_boundary(e, generation);
@@ -145,7 +160,9 @@ bool engine_pass(struct engine *e, u64 generation, bool loop,
 		w = wl->write_pct == 100 ||
 		    (wl->write_pct && (xorshift64(&e->rng) >> 32) < wthresh);
 		t0 = latency ? arch_clock() : 0;
-		if (w && (wl->flags & MMUB_WL_CHECK))
+		if (exec)
+			w = access_exec(addr);
+		else if (w && (wl->flags & MMUB_WL_CHECK))
 			check_old(e, rec, addr, __atomic_exchange_n((u64 *)addr,
 				  stamp, __ATOMIC_RELAXED), generation);
 		else if (w)

@@ -22,7 +22,7 @@
 #define OUT_MAX		(4 * MMUB_MIB)
 
 struct qemu_pass {
-	u64 pass, cpu, accesses, cycles, clk_hz, p50, p99, p999, max;
+	u64 pass, cpu, accesses, writes, cycles, clk_hz, p50, p99, p999, max;
 };
 
 /* The guest's command line, in the words guest/arch/<arch> parses. */
@@ -105,18 +105,19 @@ static int run_qemu(char *const argv[], char *out, size_t cap, u32 timeout_s,
 static bool parse_pass(const char *line, struct qemu_pass *q)
 {
 	memset(q, 0, sizeof(*q));
-	return sscanf(line, "MMUB pass=%llu cpu=%llu accesses=%llu writes=%*u "
+	return sscanf(line, "MMUB pass=%llu cpu=%llu accesses=%llu writes=%llu "
 		      "cycles=%llu clk_hz=%llu ns=%*f pages_per_s=%*f "
 		      "lat_p50=%llu lat_p99=%llu lat_p999=%llu lat_max=%llu",
 		      (unsigned long long *)&q->pass,
 		      (unsigned long long *)&q->cpu,
 		      (unsigned long long *)&q->accesses,
+		      (unsigned long long *)&q->writes,
 		      (unsigned long long *)&q->cycles,
 		      (unsigned long long *)&q->clk_hz,
 		      (unsigned long long *)&q->p50,
 		      (unsigned long long *)&q->p99,
 		      (unsigned long long *)&q->p999,
-		      (unsigned long long *)&q->max) == 9;
+		      (unsigned long long *)&q->max) == 10;
 }
 
 static double to_ns(const struct qemu_pass *q, u64 cycles)
@@ -145,6 +146,7 @@ static void json_pass(struct json *j, const struct qemu_pass *q)
 	json_u64(j, "pass", q->pass);
 	json_u64(j, "vcpu", q->cpu);
 	json_u64(j, "accesses", q->accesses);
+	json_u64(j, "writes", q->writes);
 	json_u64(j, "cycles", q->cycles);
 	json_num(j, "ns", ns);
 	json_num(j, "pages_per_s", ns > 0 ? q->accesses / ns * 1e9 : 0);
@@ -158,7 +160,8 @@ static void json_pass(struct json *j, const struct qemu_pass *q)
 }
 
 /* Print every pass line; the guest's own exit line decides success. */
-static int report(const struct run_config *cfg, char *out)
+static int report(const struct run_config *cfg, const char *guest_arch,
+		  char *out)
 {
 	int status = -1;
 	struct json j;
@@ -169,7 +172,15 @@ static int report(const struct run_config *cfg, char *out)
 	json_obj_begin(&j, NULL);
 	json_str(&j, "scenario", cfg->scenario);
 	json_str(&j, "backend", "qemu");
-	json_str(&j, "arch", arch_name);
+	json_str(&j, "arch", guest_arch);
+	json_obj_begin(&j, "config");
+	json_u64(&j, "vcpus", cfg->nr_vcpus);
+	json_u64(&j, "vcpu_bytes", cfg->vcpu_bytes);
+	json_u64(&j, "guest_page", cfg->guest_page);
+	json_u64(&j, "stride", cfg->wl.stride);
+	json_str(&j, "action", mmub_action_names[cfg->wl.action]);
+	json_u64(&j, "write_pct", cfg->wl.write_pct);
+	json_obj_end(&j);
 	json_arr_begin(&j, "passes");
 	printf("  %-10s %4s %10s %10s %10s %9s %9s %9s\n", "pass", "vcpu",
 	       "accesses", "ms", "Mpages/s", "p50_ns", "p99_ns", "p99.9_ns");
@@ -218,6 +229,7 @@ static u16 guest_machine(const char *path)
 int backend_qemu(const struct run_config *cfg)
 {
 	char words[512], mem[32], smp[16], *argv[40], *out;
+	const char *guest_arch;
 	bool timed_out;
 	int wst, status;
 
@@ -232,9 +244,11 @@ int backend_qemu(const struct run_config *cfg)
 	switch (guest_machine(cfg->guest)) {
 	case EM_X86_64:
 		qemu_argv_x86_64(cfg, argv, 40, cfg->guest, words, mem, smp);
+		guest_arch = "x86_64";
 		break;
 	case EM_AARCH64:
 		qemu_argv_arm64(cfg, argv, 40, cfg->guest, words, mem, smp);
+		guest_arch = "arm64";
 		break;
 	default:
 		die("--guest %s: not an x86_64 or arm64 guest image", cfg->guest);
@@ -252,7 +266,7 @@ int backend_qemu(const struct run_config *cfg)
 		die("--backend qemu: the guest did not finish in %u s "
 		    "(--watchdog)", cfg->watchdog_s);
 	}
-	status = report(cfg, out);
+	status = report(cfg, guest_arch, out);
 	if (status < 0) {
 		err_msg("--backend qemu: no result from the guest (QEMU wait "
 			"status %d); its output was:\n%s", wst, out);

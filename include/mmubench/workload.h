@@ -14,6 +14,13 @@ enum mmub_action {
 	MMUB_ACT_TOUCH = 0,	/* read/write one word per stride */
 	MMUB_ACT_FAULT = 1,	/* debug: access an unmapped address */
 	MMUB_ACT_HANG = 2,	/* debug: spin without progress */
+	/*
+	 * Execute: each visited stride starts with a return instruction
+	 * (planted on the first visit, or again after an invalidation) and
+	 * is called.  With kvm.nx_huge_pages on, KVM splits every huge page
+	 * executed this way.  The test memory is mapped executable.
+	 */
+	MMUB_ACT_EXEC = 3,
 	MMUB_ACT_NR,
 };
 
@@ -53,6 +60,12 @@ MMUB_STATIC_ASSERT(sizeof(struct mmub_workload) == 40 + 16 * MMUB_MAX_RANGES);
 
 void mmub_wl_defaults(struct mmub_workload *wl);
 
+/* Does the workload run code from the test memory? */
+static inline bool mmub_wl_executes(const struct mmub_workload *wl)
+{
+	return wl->action == MMUB_ACT_EXEC;
+}
+
 /*
  * Parse one "key=value" word of a guest command line (passes=3 stride=2m
  * fraction=0.25 write=100 random=1 seed=7 ranges=0+1m,4m+1m action=touch
@@ -79,7 +92,7 @@ struct mmub_guest_args {
 const char *mmub_cmdline_parse(char *s, struct mmub_guest_args *a,
 			       struct mmub_workload *wl, bool skip_bare_first);
 
-/* Parse an action name ("touch", "fault", "hang"); -1 if unknown. */
+/* Parse an action name ("touch", "fault", "hang", "exec"); -1 if unknown. */
 int mmub_parse_action(const char *s);
 extern const char *const mmub_action_names[MMUB_ACT_NR];
 

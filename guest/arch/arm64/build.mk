@@ -10,7 +10,7 @@ GUEST_ASM_SRCS := guest/arch/arm64/head.S
 GUEST_PRIV_SRCS := guest/arch/arm64/cpu.c guest/arch/arm64/fdt.c \
 	guest/arch/arm64/standalone.c \
 	guest/arch/arm64/virt.c
-GUEST_USER_SRCS := guest/arch/arm64/console.c
+GUEST_USER_SRCS := guest/arch/arm64/console.c guest/arch/arm64/exec.c
 # newlib's vfprintf calls __trunctfdf2 (long double) even with long-double
 # I/O off; the cross gcc's libgcc has it (guest/libc/README.md).
 GUEST_ARCH_LIBS := $(shell aarch64-linux-gnu-gcc -print-libgcc-file-name 2>/dev/null)

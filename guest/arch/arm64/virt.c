@@ -177,7 +177,7 @@ void virt_main(u64 x0)
 		early_fail("stride: ", "larger than mem");
 
 	virt_bi.flags |= MMUB_BOOT_STANDALONE;
-	arm64_build_tables(&l, &pt, virt_bi.flags & MMUB_BOOT_TEST_EXEC);
+	arm64_build_tables(&l, &pt, mmub_wl_executes(&virt_bi.wl));
 	/* Written with the MMU off: no stale cached copy may hide them. */
 	arm64_dcache_inval(l.pgtable, pt.pool);
 	arm64_dcache_inval(img, (u64)__image_end);

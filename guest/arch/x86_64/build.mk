@@ -7,4 +7,4 @@ GUEST_PRIV_FLAGS := -mgeneral-regs-only -mno-red-zone
 GUEST_ASM_SRCS := guest/arch/x86_64/head.S
 GUEST_PRIV_SRCS := guest/arch/x86_64/cpu.c guest/arch/x86_64/pvh.c \
 	guest/arch/x86_64/standalone.c
-GUEST_USER_SRCS := guest/arch/x86_64/console.c
+GUEST_USER_SRCS := guest/arch/x86_64/console.c guest/arch/x86_64/exec.c

@@ -122,7 +122,7 @@ void pvh_main(struct hvm_start_info *si)
 	/* RAM from QEMU is zero, but a warm reset may not be: clear ours. */
 	__builtin_memset((void *)l.mailbox, 0, l.pgtable - l.mailbox);
 	pvh_bi.flags |= MMUB_BOOT_STANDALONE;
-	x86_build_tables(&l, &pt, pvh_bi.flags & MMUB_BOOT_TEST_EXEC);
+	x86_build_tables(&l, &pt, mmub_wl_executes(&pvh_bi.wl));
 	mmub_boot_info_init(&pvh_bi, &l);
 	pvh_bi.pgtable_root = pt.root;
 	pvh_bi.clk_hz = tsc_hz_from_pit();
