@@ -136,7 +136,7 @@ run: all
 		$(MAKE) -s ARCH=$(HOST_ARCH) host && \
 		echo "(no usable /dev/kvm for $(ARCH) here: the guest runs under QEMU; make run-nested measures KVM in a nested kernel)" && \
 		$(O)/mmubench touch --backend qemu -b $(MEM) --guest $(GUEST_ELF) \
-			-v $(or $(VCPUS),$(if $(filter x86_64,$(ARCH)),1,2)) $(RUN_ARGS); \
+			-v $(or $(VCPUS),2) $(RUN_ARGS); \
 	fi
 
 run-nested: all
@@ -180,7 +180,7 @@ help:
 	@echo "  deps     install the Debian packages needed (apt, idempotent)"
 	@echo "  newlib   build newlib for the guest (cached in $(O)/newlib)"
 	@echo "  run      run 'touch' (VCPUS=2 MEM=$(MEM) RUN_ARGS=...) on /dev/kvm;"
-	@echo "           without it, the guest alone under QEMU (x86_64: 1 vCPU)"
+	@echo "           without it, the guest alone under QEMU TCG"
 	@echo "  run-nested  'touch' on KVM inside a nested kernel under QEMU"
 	@echo "  bench    figures about mmubench itself (not a test)"
 	@echo "  test     the bats suites (host built with ASan/UBSan)"

@@ -39,6 +39,10 @@ enum {
 	OPT_ZAP_DURATION,
 	OPT_ZAP_PAUSE,
 	OPT_BACKEND,
+	OPT_EXEC,
+	OPT_NX_PERIOD,
+	OPT_NX_RATIO,
+	OPT_NX_WAIT,
 	OPT_HELP,
 };
 
@@ -66,6 +70,10 @@ static const struct option long_opts[] = {
 	{ "zap-pause", required_argument, NULL, OPT_ZAP_PAUSE },
 	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "debug-drop-dirty", required_argument, NULL, OPT_DEBUG_DROP },
+	{ "exec", no_argument, NULL, OPT_EXEC },
+	{ "recovery-period", required_argument, NULL, OPT_NX_PERIOD },
+	{ "recovery-ratio", required_argument, NULL, OPT_NX_RATIO },
+	{ "recovery-wait", required_argument, NULL, OPT_NX_WAIT },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -145,6 +153,9 @@ static void defaults(struct run_config *cfg)
 	cfg->rounds = 200;
 	cfg->debug_drop_round = -1;
 	cfg->zap_count = 200;
+	cfg->nx_period_ms = 1000;
+	cfg->nx_ratio = 1;
+	cfg->nx_wait_s = 30;
 	for (int i = 0; i < MMUB_MAX_VCPUS; i++)
 		cfg->pin[i] = -1;
 	mmub_wl_defaults(&cfg->wl);
@@ -188,7 +199,8 @@ static void check_ranges(const struct run_config *cfg, u64 total)
 	}
 }
 
-static bool ring_size_given;
+static bool ring_size_given, backing_given, page_given, stride_given,
+	    nx_given;
 
 /* Dirty-log options: only where they mean something. */
 static void validate_dirty_log(struct run_config *cfg)
@@ -197,6 +209,17 @@ static void validate_dirty_log(struct run_config *cfg)
 	bool ring = cfg->dirty_mode == DLOG_RING ||
 		    cfg->dirty_mode == DLOG_RING_ACQ_REL;
 
+	if (!strcmp(cfg->scenario, "nx-recovery")) {
+		/* Only the memslot flag matters to the worker; any mode. */
+		if (cfg->clear_chunk || cfg->verify || ring_size_given ||
+		    cfg->debug_drop_round >= 0)
+			die("-k, --ring-size, --verify and --debug-drop-dirty "
+			    "belong to the dirty-log scenario (nx-recovery "
+			    "takes --mode)");
+		if (!cfg->dirty_mode)
+			cfg->dirty_mode = DLOG_GET;
+		return;
+	}
 	if (!dl) {
 		if (cfg->dirty_mode || cfg->clear_chunk || cfg->verify ||
 		    ring_size_given || cfg->debug_drop_round >= 0)
@@ -249,12 +272,47 @@ static void validate_zap(struct run_config *cfg, u64 total)
 		die("--zap %s: %s", cfg->zap_name, why);
 }
 
+/*
+ * The execute workload and nx-recovery: the seed's set-up (hugetlb, 2M
+ * guest pages, one RET per 2M) unless the user chose otherwise.
+ */
+static void validate_exec(struct run_config *cfg)
+{
+	bool nx = !strcmp(cfg->scenario, "nx-recovery");
+
+	if (!nx) {
+		if (nx_given)
+			die("--recovery-period, --recovery-ratio and "
+			    "--recovery-wait belong to the nx-recovery "
+			    "scenario");
+		if (mmub_wl_executes(&cfg->wl) && strcmp(cfg->scenario,
+							 "touch"))
+			die("--exec: only with touch or nx-recovery (dirty-log "
+			    "and zap check data the code would overwrite; "
+			    "bench runs its loop in host memory)");
+		return;
+	}
+	if (cfg->wl.action != MMUB_ACT_TOUCH &&
+	    cfg->wl.action != MMUB_ACT_EXEC)
+		die("--debug-action: not with nx-recovery");
+	cfg->wl.action = MMUB_ACT_EXEC;
+	if (!backing_given)
+		cfg->backing = BACKING_ANONYMOUS_HUGETLB_2MB;
+	if (!page_given)
+		cfg->guest_page = MMUB_SZ_2M;
+	if (!stride_given)
+		cfg->wl.stride = MMUB_SZ_2M;
+}
+
 /* Cross-option checks: everything must divide evenly, or say why. */
 static void validate(struct run_config *cfg)
 {
-	u64 bpage = backing_page_size(cfg->backing);
-	u64 unit = mmub_max(cfg->guest_page, bpage), total, slot;
+	u64 bpage, unit, total, slot;
 	char a[32], b[32];
+
+	validate_exec(cfg);
+	bpage = backing_page_size(cfg->backing);
+	unit = mmub_max(cfg->guest_page, bpage);
 
 	if (cfg->vcpu_bytes % unit)
 		die("-b %s: must be a multiple of %s (the larger of "
@@ -323,6 +381,7 @@ static void parse_one(struct run_config *cfg, int c, const char *arg)
 		break;
 	case 's':
 		cfg->backing = parse_backing(arg);
+		backing_given = true;
 		break;
 	case 'x':
 		cfg->nr_slots = (u32)parse_u64_opt("-x", arg, 1, 256);
@@ -344,9 +403,11 @@ static void parse_one(struct run_config *cfg, int c, const char *arg)
 		break;
 	case OPT_GUEST_PAGE:
 		cfg->guest_page = parse_page("--guest-page", arg);
+		page_given = true;
 		break;
 	case OPT_TOUCH:
 		cfg->wl.stride = parse_page("--touch", arg);
+		stride_given = true;
 		break;
 	case OPT_FRACTION:
 		if (mmub_parse_fraction(arg, &cfg->wl.fraction_ppm) ||
@@ -442,6 +503,24 @@ static void parse_one(struct run_config *cfg, int c, const char *arg)
 	case OPT_DEBUG_DROP:
 		cfg->debug_drop_round = (s64)parse_u64_opt("--debug-drop-dirty",
 							   arg, 0, 1000000);
+		break;
+	case OPT_EXEC:
+		cfg->wl.action = MMUB_ACT_EXEC;
+		break;
+	case OPT_NX_PERIOD:
+		cfg->nx_period_ms = (u32)parse_u64_opt("--recovery-period", arg,
+						       1, 3600000);
+		nx_given = true;
+		break;
+	case OPT_NX_RATIO:
+		cfg->nx_ratio = (u32)parse_u64_opt("--recovery-ratio", arg, 1,
+						   3600);
+		nx_given = true;
+		break;
+	case OPT_NX_WAIT:
+		cfg->nx_wait_s = (u32)parse_u64_opt("--recovery-wait", arg, 1,
+						    86400);
+		nx_given = true;
 		break;
 	case OPT_HELP:
 		cli_usage(stdout);

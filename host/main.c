@@ -32,6 +32,9 @@ static const struct scenario scenarios[] = {
 	{ "zap", scenario_zap,
 	  "vCPUs fault and write while the host invalidates with "
 	  "MADV_DONTNEED; zap cost, fault-side latency, refault integrity" },
+	{ "nx-recovery", scenario_nx_recovery,
+	  "execute (NX huge pages split), enable dirty logging, wait for "
+	  "KVM's recovery worker: what it zaps, its CPU time (x86)" },
 	{ "bench", scenario_bench,
 	  "figures about mmubench itself: boot time, guest/host loop ratio, "
 	  "exits per pass" },
@@ -53,7 +56,7 @@ void cli_usage(FILE *f)
 "\n"
 "Scenarios:\n");
 	for (size_t i = 0; i < MMUB_ARRAY_SIZE(scenarios); i++)
-		fprintf(f, "  %-8s %s\n", scenarios[i].name, scenarios[i].help);
+		fprintf(f, "  %-11s %s\n", scenarios[i].name, scenarios[i].help);
 	fprintf(f,
 "\n"
 "Options (as in KVM's dirty_log_perf_test where they overlap):\n"
@@ -79,6 +82,7 @@ void cli_usage(FILE *f)
 "  --watchdog SEC   stop a guest that makes no progress (default 30)\n"
 "  --guest FILE     guest image (default: <arch>/guest.elf by the binary)\n"
 "  --no-latency     do not time each access in the guest\n"
+"  --exec           execute instead: each stride holds a RET the vCPUs call\n"
 "  --debug-action A fault or hang on purpose (tests the error paths)\n"
 "  --backend B      kvm (mmubench's VMM, default) or qemu: the guest alone\n"
 "                   under QEMU TCG, its printed results as the same table\n"
@@ -104,6 +108,13 @@ void cli_usage(FILE *f)
 "  --zap-duration S invalidate for S seconds instead\n"
 "  --zap-pause US   pause between invalidations (0)\n"
 "  --table [LIST]   the seed's tables: same16,same4,c16,c4,c2,c1 or a subset\n"
+"\n"
+"nx-recovery (sets kvm.nx_huge_pages=force and the worker's knobs for the\n"
+"run, restores them after; default -s anonymous_hugetlb_2mb, --guest-page 2m,\n"
+"--touch 2m, --mode get):\n"
+"  --recovery-period MS  kvm.nx_huge_pages_recovery_period_ms (1000)\n"
+"  --recovery-ratio N    kvm.nx_huge_pages_recovery_ratio, 1 = all (1)\n"
+"  --recovery-wait S     give up if splits remain after S seconds (30)\n"
 "  --help           this text\n"
 "\n"
 "compare (mmubench compare --help):\n"
@@ -120,7 +131,7 @@ void cli_usage(FILE *f)
 
 static void on_signal(int sig)
 {
-	hugetlb_restore();
+	host_restore();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -146,7 +157,7 @@ int main(int argc, char **argv)
 			return scenarios[i].cmd(argc - 1, argv + 1);
 		}
 		cli_parse(&cfg, argc - 1, argv + 1);
-		atexit(hugetlb_restore);
+		atexit(host_restore);
 		signal(SIGINT, on_signal);
 		signal(SIGTERM, on_signal);
 		setvbuf(stdout, NULL, _IOLBF, 0);
@@ -154,6 +165,6 @@ int main(int argc, char **argv)
 			return backend_qemu(&cfg);
 		return scenarios[i].run(&cfg);
 	}
-	die("%s: unknown scenario (accepted: touch, dirty-log, zap, bench, "
-	    "compare, ab, merge)", argv[1]);
+	die("%s: unknown scenario (accepted: touch, dirty-log, zap, "
+	    "nx-recovery, bench, compare, ab, merge)", argv[1]);
 }

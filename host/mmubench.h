@@ -59,6 +59,11 @@ struct run_config {
 	u32 zap_duration_s;	/* --zap-duration, 0 = count only */
 	u32 zap_pause_us;	/* --zap-pause */
 	const char *zap_name;	/* the pattern as given, for tables */
+
+	/* nx-recovery */
+	u32 nx_period_ms;	/* --recovery-period */
+	u32 nx_ratio;		/* --recovery-ratio */
+	u32 nx_wait_s;		/* --recovery-wait */
 };
 
 /* Guest memory backing (memory.c). */
@@ -82,6 +87,8 @@ void backing_destroy(struct backing *b);
 u64 backing_page_size(enum backing_type type);
 /* Put back hugetlb pools raised with --reserve-hugepages. */
 void hugetlb_restore(void);
+/* Everything a run changed on the host (pools, kvm parameters). */
+void host_restore(void);
 
 /* One vCPU thread (vcpu.c). */
 enum vcpu_end {

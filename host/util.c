@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "mmubench.h"
+#include "kernel/params.h"
 
 void err_msg(const char *fmt, ...)
 {
@@ -21,6 +22,13 @@ void err_msg(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/* Put back what a run changed on the host: hugetlb pools, kvm params. */
+void host_restore(void)
+{
+	hugetlb_restore();
+	kparam_restore();
+}
+
 /* One line on stderr and exit 2: bad input or a missing capability. */
 void die(const char *fmt, ...)
 {
@@ -31,7 +39,7 @@ void die(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	hugetlb_restore();
+	host_restore();
 	exit(2);
 }
 

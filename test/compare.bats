@@ -208,9 +208,8 @@ ab_run() { # SERIES
 }
 
 @test "ab.sh: the tdp-mmu series against the original, if its kernel is built" {
-	local img=${MMUBENCH_CACHE:-$HOME/.cache/mmubench}/kernel/trees/tdp-mmu-unlink-empty-leaf-tables-$ARCH/build/arch/x86/boot/bzImage
 	[[ $ARCH == x86_64 ]] || skip "an x86 series"
-	[[ -f $img ]] || skip "the series kernel is not built (make kernel PATCHES=tdp-mmu-unlink-empty-leaf-tables, about 2 minutes)"
+	[[ -f $(series_image tdp-mmu-unlink-empty-leaf-tables) ]] || skip "the series kernel is not built (make kernel PATCHES=tdp-mmu-unlink-empty-leaf-tables, about 2 minutes)"
 	ab_run tdp-mmu-unlink-empty-leaf-tables
 }
 

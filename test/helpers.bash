@@ -62,3 +62,10 @@ json_stat() { # FILE PHASE vm|vcpu NAME
 	jq -e --arg p "$2" --arg k "$3_stats" --arg n "$4" \
 		'.results.runs[0].phases[] | select(.name == $p) | .[$k][$n]' "$1"
 }
+
+# The kernel image ci/kernel/build.sh makes for a series (may not exist).
+series_image() { # SERIES [ARCH]
+	local a=${2:-$ARCH} img=arch/x86/boot/bzImage
+	[[ $a == arm64 ]] && img=arch/arm64/boot/Image
+	echo "${MMUBENCH_CACHE:-$HOME/.cache/mmubench}/kernel/trees/$1-$a/build/$img"
+}

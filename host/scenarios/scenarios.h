@@ -10,5 +10,6 @@ int scenario_bench(const struct run_config *cfg);
 int scenario_dirty_log(const struct run_config *cfg);
 int dirty_log_table(const struct run_config *cfg);
 int scenario_zap(const struct run_config *cfg);
+int scenario_nx_recovery(const struct run_config *cfg);
 
 #endif

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0
+/* KVM module parameters, set for a run and restored; see params.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "../mmubench.h"
+#include "params.h"
+
+#define KPARAM_DIR	"/sys/module/kvm/parameters/"
+#define KPARAM_MAX	8
+
+struct kparam_saved {
+	char name[48];
+	char old[64];
+};
+
+static struct kparam_saved saved[KPARAM_MAX];
+static unsigned int nr_saved;
+
+static void param_path(char *path, size_t len, const char *name)
+{
+	snprintf(path, len, KPARAM_DIR "%s", name);
+}
+
+int kparam_read(const char *name, char *buf, size_t len)
+{
+	char path[128];
+	FILE *f;
+	bool ok;
+
+	param_path(path, sizeof(path), name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	ok = fgets(buf, (int)len, f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -1;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+static int param_write(const char *name, const char *val)
+{
+	char path[128];
+	FILE *f;
+	int ret;
+
+	param_path(path, sizeof(path), name);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	ret = fputs(val, f) < 0;
+	/* sysfs reports a rejected value at the write, seen at close. */
+	ret |= fclose(f) != 0;
+	return ret ? -1 : 0;
+}
+
+static bool is_saved(const char *name)
+{
+	for (unsigned int i = 0; i < nr_saved; i++)
+		if (!strcmp(saved[i].name, name))
+			return true;
+	return false;
+}
+
+int kparam_set(const char *name, const char *val, char *why, size_t len)
+{
+	char old[64];
+
+	if (kparam_read(name, old, sizeof(old))) {
+		snprintf(why, len, "kvm.%s: %s (this kernel's KVM does not "
+			 "have it)", name, strerror(errno));
+		return -1;
+	}
+	/* The first value seen is the one to put back. */
+	if (!is_saved(name)) {
+		if (nr_saved == KPARAM_MAX)
+			die("kparam_set: too many parameters (bug)");
+		snprintf(saved[nr_saved].name, sizeof(saved[0].name), "%s",
+			 name);
+		snprintf(saved[nr_saved].old, sizeof(saved[0].old), "%s", old);
+		nr_saved++;
+	}
+	if (param_write(name, val)) {
+		snprintf(why, len, "kvm.%s cannot be set to %s: %s (needs "
+			 "root and a writable parameter; else boot with "
+			 "kvm.%s=%s)", name, val, strerror(errno), name, val);
+		return -1;
+	}
+	return 0;
+}
+
+void kparam_restore(void)
+{
+	while (nr_saved) {
+		struct kparam_saved *s = &saved[--nr_saved];
+
+		if (param_write(s->name, s->old))
+			err_msg("could not restore kvm.%s to %s: %s", s->name,
+				s->old, strerror(errno));
+	}
+}
