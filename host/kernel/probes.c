@@ -152,6 +152,25 @@ u64 probes_parse(const char *text, const char *entry, const char *exit_ev,
 	return pairs;
 }
 
+u64 probes_count(const char *text, const char *event)
+{
+	char line[512], ev[128];
+	u64 n = 0;
+
+	while (*text) {
+		size_t len = strcspn(text, "\n");
+		long pid;
+		double t;
+
+		snprintf(line, sizeof(line), "%.*s", (int)mmub_min(len, 511),
+			 text);
+		text += len + (text[len] == '\n');
+		n += parse_line(line, &pid, &t, ev, sizeof(ev)) &&
+		     event_is(ev, event);
+	}
+	return n;
+}
+
 static int tracefs_write(const char *file, const char *text)
 {
 	char path[160];
@@ -167,20 +186,30 @@ static int tracefs_write(const char *file, const char *text)
 	return ok ? 0 : -1;
 }
 
+/* The zap pair is required; the others are used where they exist. */
 static const char *const probe_defs[] = {
 	"p:mmub/zap_entry tdp_mmu_zap_leafs",
 	"r:mmub/zap_exit tdp_mmu_zap_leafs",
 	"p:mmub/lock_entry queued_read_lock_slowpath",
 	"r:mmub/lock_exit queued_read_lock_slowpath",
+	"p:mmub/pt_free tdp_mmu_free_sp_rcu_callback",
 };
+#define PROBE_PT_FREE	4
+
+static bool pt_free_placed;
 
 static void probes_remove(void)
 {
+	static const char *const names[] = {
+		"zap_entry", "zap_exit", "lock_entry", "lock_exit", "pt_free",
+	};
+	char line[64];
+
 	tracefs_write("events/mmub/enable", "0");
-	tracefs_write("kprobe_events", "-:mmub/zap_entry\n");
-	tracefs_write("kprobe_events", "-:mmub/zap_exit\n");
-	tracefs_write("kprobe_events", "-:mmub/lock_entry\n");
-	tracefs_write("kprobe_events", "-:mmub/lock_exit\n");
+	for (u32 i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		snprintf(line, sizeof(line), "-:mmub/%s\n", names[i]);
+		tracefs_write("kprobe_events", line);
+	}
 }
 
 static char old_buffer_kb[32];
@@ -194,15 +223,18 @@ int probes_start(char *why, size_t len)
 	if (probes_status(why, len))
 		return -1;
 	probes_remove();
+	pt_free_placed = false;
 	for (u32 i = 0; i < sizeof(probe_defs) / sizeof(*probe_defs); i++) {
 		char line[96];
 
 		/* The lock slow path may be absent; the zap pair may not. */
 		snprintf(line, sizeof(line), "%s\n", probe_defs[i]);
-		if (!tracefs_write("kprobe_events", line))
+		if (!tracefs_write("kprobe_events", line)) {
 			placed++;
-		else if (i < 2)
+			pt_free_placed |= i == PROBE_PT_FREE;
+		} else if (i < 2) {
 			break;
+		}
 	}
 	if (placed < 2) {
 		probes_remove();
@@ -258,6 +290,12 @@ int probes_stop(struct probe_times *t)
 {
 	char *text;
 
+	/*
+	 * Tables are freed an RCU grace period after their zap: give the
+	 * last ones time to be counted (there is no rcu_barrier() for us).
+	 */
+	if (pt_free_placed)
+		usleep(200000);
 	tracefs_write("events/mmub/enable", "0");
 	text = read_all("trace");
 	mmub_hist_reset(&t->zap);
@@ -267,6 +305,8 @@ int probes_stop(struct probe_times *t)
 					    &t->zap);
 		t->lock_calls = probes_parse(text, "lock_entry", "lock_exit",
 					     &t->lock_wait);
+		t->tables_freed = pt_free_placed ?
+				  (s64)probes_count(text, "pt_free") : -1;
 		free(text);
 	}
 	probes_remove();

@@ -23,6 +23,13 @@ struct probe_times {
 	struct mmub_hist zap;
 	struct mmub_hist lock_wait;
 	u64 zap_calls, lock_calls;
+	/*
+	 * TDP MMU page tables freed (tdp_mmu_free_sp_rcu_callback runs once
+	 * per table, after its RCU grace period): seed 001's patch makes
+	 * same-range zaps free the emptied leaf tables.  -1 if the probe
+	 * could not be placed.
+	 */
+	s64 tables_freed;
 };
 
 int probes_start(char *why, size_t len);
@@ -35,5 +42,8 @@ int probes_stop(struct probe_times *t);
  */
 u64 probes_parse(const char *text, const char *entry, const char *exit_ev,
 		 struct mmub_hist *h);
+
+/* Lines of @event in trace text (ftrace or perf script format). */
+u64 probes_count(const char *text, const char *event);
 
 #endif

@@ -242,6 +242,8 @@ void zap_json(struct json *j, const struct run_config *cfg,
 	json_u64(j, "zero_lo", z->zero_lo);
 	json_u64(j, "zero_hi", z->zero_hi);
 	json_u64(j, "integrity_violations", z->violations);
+	if (z->kprobes && z->pt.tables_freed >= 0)
+		json_u64(j, "kernel_tables_freed", (u64)z->pt.tables_freed);
 	json_obj_end(j);
 }
 
@@ -273,6 +275,9 @@ void zap_print(const struct run_config *cfg, const struct zap_result *z)
 		       zap_metric(z, ZAP_KERNEL_TOTAL_MS),
 		       (unsigned long long)z->pt.lock_calls,
 		       zap_metric(z, ZAP_KERNEL_FWAIT_P999_US));
+	if (z->kprobes && z->pt.tables_freed >= 0)
+		printf("  kernel (kprobes): %lld TDP MMU page tables freed "
+		       "during the zaps\n", (long long)z->pt.tables_freed);
 	printf("  refaults the guest saw: %llu zero pages in [%s, %s]; "
 	       "integrity violations: %llu\n",
 	       (unsigned long long)z->zero_reads,

@@ -26,6 +26,13 @@ static const char perf_dash_text[] =
 "  kvm-vcpu-0-4243 [002]  5678.200000: probe:tdp_mmu_zap_leafs: (ffffffff8101a2b0)\n"
 "  kvm-vcpu-0-4243 [002]  5678.200010: probe:tdp_mmu_zap_leafs__return: (ffffffff8101c000 <- ffffffff8101a2b0)\n";
 
+/* Table frees land in softirq context, from any task. */
+static const char pt_free_text[] =
+"          <idle>-0       [001] ..s1.   100.100000: pt_free: (tdp_mmu_free_sp_rcu_callback+0x0/0x40)\n"
+"     mmubench-900     [000] ...1.   100.100100: zap_entry: (tdp_mmu_zap_leafs+0x0/0x2c0)\n"
+"     ksoftirqd/0-12      [000] ..s1.   100.100200: pt_free: (tdp_mmu_free_sp_rcu_callback+0x0/0x40)\n"
+"# a comment: pt_free: is not an event line\n";
+
 int main(void)
 {
 	struct mmub_hist *h = malloc(sizeof(*h));
@@ -44,6 +51,9 @@ int main(void)
 			   "probe:tdp_mmu_zap_leafs__return", h) == 1);
 	CHECK(h->count == 1 && h->max == 10000);
 	CHECK(probes_parse("", "a", "b", h) == 0);
+	CHECK(probes_count(pt_free_text, "pt_free") == 2);
+	CHECK(probes_count(pt_free_text, "zap_entry") == 1);
+	CHECK(probes_count("", "pt_free") == 0);
 	free(h);
 	return check_report();
 }
