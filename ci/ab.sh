@@ -6,8 +6,10 @@
 # that a drift of the machine (load, thermal) hits both sides alike.
 #
 #   ci/ab.sh --series NAME [--arch A] [--repeat R] [--cpu MODEL]
-#            [--append KARGS] [--out DIR] [--timeout SEC]
+#            [--append KARGS] [--out DIR] [--timeout SEC] [--runs]
 #            [--mmubench BIN] [--guest FILE] -- SCENARIO OPTIONS...
+#
+# --runs adds every run's value to the comparison (seed 002's table).
 #
 # Every run's JSON and output stay in DIR (default ./ab-NAME-DATE):
 #   runs/A-1.json runs/A-1.log ...  every run
@@ -22,7 +24,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
 host_arch=$(uname -m | sed -e 's/aarch64/arm64/')
 arch=$host_arch series='' repeat=5 out='' bin='' guest=''
-run_opts=()
+run_opts=() compare_opts=()
 
 die() { echo "$prog: error: $*" >&2; exit "${2:-1}"; }
 usage() {
@@ -32,6 +34,11 @@ usage() {
 }
 
 while (($#)); do
+	if [[ $1 == --runs ]]; then
+		compare_opts+=(--runs)
+		shift
+		continue
+	fi
 	case $1 in
 	--series|--arch|--repeat|--cpu|--append|--out|--timeout|--mmubench|--guest)
 		(($# >= 2)) || die "$1 needs a value" 2 ;;&
@@ -146,7 +153,7 @@ clock "merge, compare" merge A
 clock "merge, compare" merge B
 rc=0
 clock "merge, compare" "$tool" compare "$out/A.json" "$out/B.json" \
-	--labels "original,$series" --json "$out/compare.json" \
+	--labels "original,$series" --json "$out/compare.json" "${compare_opts[@]}" \
 	>"$out/compare.txt" || rc=$?
 cat "$out/compare.txt"
 ((rc == 0)) || die "mmubench compare failed (exit $rc)"

@@ -50,6 +50,16 @@ static const struct default_metric defaults[] = {
 	{ "zap", "kernel_zap_total_ms", "results.runs[].zap.kernel_zap_total_ms" },
 	{ "zap", "kernel_fwait_p999_us",
 	  "results.runs[].zap.kernel_fwait_p999_us" },
+	{ "zap", "kernel_tables_freed",
+	  "results.runs[].zap.kernel_tables_freed" },
+	/* Seed 002: the worker's CPU time, and what it undid. */
+	{ "nx-recovery", "worker_ms", "results.runs[].nx_recovery.worker_ms" },
+	{ "nx-recovery", "worker_recovery_ms",
+	  "results.runs[].nx_recovery.worker_recovery_ms" },
+	{ "nx-recovery", "recovery_pages_4k_delta",
+	  "results.runs[].nx_recovery.recovery_pages_4k_delta" },
+	{ "nx-recovery", "reexecute_pf_fixed",
+	  "results.runs[].nx_recovery.reexecute_pf_fixed" },
 };
 
 /*
@@ -66,7 +76,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: mmubench compare A.json B.json [--metric PATH]... [--json FILE]\n"
-"                        [--labels NAME_A,NAME_B]\n"
+"                        [--labels NAME_A,NAME_B] [--runs]\n"
 "\n"
 "Every run of each document is one sample.  Per metric and row: medians,\n"
 "B/A, Student's t (pooled; difference of means and its 95 %% interval)\n"
@@ -78,7 +88,8 @@ static void usage(FILE *f)
 "                  ([] the runs, then sums; [*] one row per element;\n"
 "                  [N], [KEY=VALUE]; sum: max: min: mean:; \\. in keys)\n"
 "  --json FILE     also write the comparison as JSON (atomically)\n"
-"  --labels A,B    names of the two sides in the output (A,B)\n");
+"  --labels A,B    names of the two sides in the output (A,B)\n"
+"  --runs          also every run's value, side by side (seed 002's table)\n");
 }
 
 static void note(struct compare *c, const char *fmt, ...)
@@ -371,6 +382,7 @@ static void parse_args(struct compare *c, int argc, char **argv)
 		{ "metric", required_argument, NULL, 'm' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "labels", required_argument, NULL, 'l' },
+		{ "runs", no_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -390,6 +402,9 @@ static void parse_args(struct compare *c, int argc, char **argv)
 			break;
 		case 'l':
 			parse_labels(c, optarg);
+			break;
+		case 'r':
+			c->runs = true;
 			break;
 		case 'h':
 			usage(stdout);

@@ -47,6 +47,7 @@ struct compare {
 	struct metric *m;
 	size_t nm;
 	const char *json;
+	bool runs;		/* --runs: every run's value too */
 	char **notes;
 	size_t nnotes;
 };

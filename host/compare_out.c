@@ -70,7 +70,23 @@ static void print_row(const struct row *r, int w)
 	       r->mw.significant ? "yes" : "no");
 }
 
-static void print_metric(const struct metric *m)
+/* "| Run | A | B |": each run's value in the order the runs were made. */
+static void print_runs(const struct compare *c, const struct row *r)
+{
+	size_t n = mmub_max(r->n[0], r->n[1]);
+	int wa = (int)mmub_max((size_t)10, strlen(c->side[0].label));
+	int wb = (int)mmub_max((size_t)10, strlen(c->side[1].label));
+	char a[32], b[32];
+
+	printf("  %s, every run:\n  | %-4s | %*s | %*s |\n", r->label, "Run",
+	       wa, c->side[0].label, wb, c->side[1].label);
+	for (size_t i = 0; i < n; i++)
+		printf("  | %-4zu | %*s | %*s |\n", i + 1, wa,
+		       i < r->n[0] ? num(r->v[0][i], a, sizeof(a)) : "-", wb,
+		       i < r->n[1] ? num(r->v[1][i], b, sizeof(b)) : "-");
+}
+
+static void print_metric(const struct compare *c, const struct metric *m)
 {
 	int w = 8;
 
@@ -84,6 +100,8 @@ static void print_metric(const struct metric *m)
 	       "B-A mean +/- 95% CI (% of A)", "t", "MW p", "MW");
 	for (size_t i = 0; i < m->nrows; i++)
 		print_row(&m->rows[i], w);
+	for (size_t i = 0; c->runs && i < m->nrows; i++)
+		print_runs(c, &m->rows[i]);
 }
 
 static void print_side(const struct side *s, const char *ab)
@@ -106,7 +124,7 @@ void compare_print(const struct compare *c)
 	for (size_t k = 0; k < c->nm; k++) {
 		if (!c->m[k].nrows)
 			continue;
-		print_metric(&c->m[k]);
+		print_metric(c, &c->m[k]);
 		for (size_t i = 0; i < c->m[k].nrows; i++) {
 			const struct row *r = &c->m[k].rows[i];
 

@@ -124,7 +124,7 @@ void cli_usage(FILE *f)
 "  --labels A,B     names of the two sides\n"
 "\n"
 "ab (ci/ab.sh --help): --series NAME [--arch A] [--repeat R (5)]\n"
-"  [--cpu MODEL] [--append KARGS] [--out DIR] -- SCENARIO OPTIONS...\n"
+"  [--cpu MODEL] [--append KARGS] [--out DIR] [--runs] -- SCENARIO OPTIONS...\n"
 "\n"
 "Needs /dev/kvm (root or group kvm). Version " MMUB_VERSION ".\n");
 }

@@ -93,6 +93,22 @@ setup() {
 	assert_line "note: Mann-Whitney with 3 and 3 runs cannot reach 95 %: its smallest two-sided p is 0.100; 4 runs a side or more are needed"
 }
 
+@test "compare --runs: every run side by side, in run order (seed 002's table)" {
+	fake_zap "$A" same4 730.08 728.75 736.26
+	fake_zap "$B" same4 724.38 740.58 757.08
+	run "$MMUBENCH" compare "$A" "$B" --labels Before,After --runs \
+		--metric results.runs[].zap.zap_total_ms
+	assert_success
+	assert_line "  same4, every run:"
+	assert_line "  | Run  |     Before |      After |"
+	assert_line "  | 1    |      730.1 |      724.4 |"
+	assert_line "  | 3    |      736.3 |      757.1 |"
+	# Without --runs, only the medians.
+	run "$MMUBENCH" compare "$A" "$B" --metric results.runs[].zap.zap_total_ms
+	assert_success
+	refute_output --partial "every run:"
+}
+
 @test "compare: rows per pattern of a --table document, per phase of touch" {
 	fake_zap "$A" same16 300 310 305 302
 	fake_zap "$B" same16 300 311 304 301
