@@ -63,6 +63,13 @@ if [[ $MMUB_KVM_MODE == nested && $ARCH == x86_64 && -z ${MMUB_NO_SERIES:-} ]]; 
 	build_series x86_64 x86-nx-skip-dirty-tracked-recovery
 fi
 
+# The arm64 series (seed 000) builds on the original arm64 kernel, which
+# is only there if someone built it (about 30 min): test/seed000_init_set.bats.
+if [[ -f ${MMUBENCH_CACHE:-$HOME/.cache/mmubench}/kernel/trees/original-arm64/build/arch/arm64/boot/Image &&
+      -z ${MMUB_NO_SERIES:-} ]]; then
+	build_series arm64 arm64-dirty-log-init-set-valid-entries
+fi
+
 files=("$@")
 ((${#files[@]})) || files=(test/*.bats)
 for f in "${files[@]}"; do

@@ -1,0 +1,94 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# Seed 000's effect (patch 3), on arm64 KVM in the nested arm64 kernel:
+# after dirty logging is enabled with KVM_DIRTY_LOG_INITIALLY_SET
+# (dirty-log --mode clear-init-set), the first harvest reports every page
+# of the test slots on the original kernel, and on the
+# arm64-dirty-log-init-set-valid-entries kernel only the pages with a
+# valid stage-2 entry: the pages the guest touched (4K backing), or the
+# whole 2M blocks that map them (hugetlb backing).
+#
+# Both kernels are booted under QEMU, even on an arm64 machine with
+# /dev/kvm: only that way can the two kernels be compared.
+load helpers
+
+SERIES=arm64-dirty-log-init-set-valid-entries
+A64_GUEST=${A64_GUEST:-$O/arm64/guest.elf}
+A64_MMUBENCH=${A64_MMUBENCH:-$O/arm64/mmubench}
+VCPUS=2
+BYTES=$((8 << 20))	# per vCPU, as -b
+PAGE=4096
+BLOCK=$((2 << 20))
+
+setup_file() {
+	command -v qemu-system-aarch64 >/dev/null || return 0
+	make -s -C "$ROOT" O="$O" ARCH=arm64 guest host \
+		>"$BATS_FILE_TMPDIR/build.log" 2>&1 || true
+}
+
+setup() {
+	command -v qemu-system-aarch64 >/dev/null ||
+		skip "qemu-system-aarch64 missing (apt-get install qemu-system-arm)"
+	[[ -f $(series_image original arm64) ]] ||
+		skip "the nested arm64 kernel is not built (make kernel ARCH=arm64, about 30 min)"
+	[[ -f $(series_image "$SERIES" arm64) ]] ||
+		skip "the $SERIES kernel is not built (make kernel ARCH=arm64 PATCHES=$SERIES, about a minute after the original)"
+	[[ -x $A64_MMUBENCH && -f $A64_GUEST ]] ||
+		fail "make ARCH=arm64 guest host failed: $(tail -n 5 "$BATS_FILE_TMPDIR/build.log")"
+	# nested_flake only retries nested runs.
+	export MMUBENCH_KVM=nested
+}
+
+# a64 SERIES JSON DIRTY-LOG-OPTIONS...: one run in that nested kernel.
+a64() {
+	local series=$1 json=$2 try
+	shift 2
+	for try in 0 1 2; do
+		((try == 0)) || retry_note
+		run "$ROOT/ci/kvm-exec.sh" --arch arm64 --series "$series" \
+			"$A64_MMUBENCH" "$A64_GUEST" dirty-log -v "$VCPUS" \
+			-b $((BYTES >> 20))m -i 1 --mode clear-init-set \
+			--json "$json" "$@"
+		nested_flake || break
+	done
+}
+
+dl() { # JSONFILE FIELD
+	jq -e ".results.runs[0].dirty_log.$2" "$1"
+}
+
+@test "seed 000: init-set's first harvest is every page on the original kernel, the touched ones patched" {
+	local a=$BATS_TEST_TMPDIR/a.json b=$BATS_TEST_TMPDIR/b.json
+	# A quarter of each vCPU's share is written, from its start.
+	local all=$((VCPUS * BYTES / PAGE))
+	local touched=$((VCPUS * (BYTES / PAGE / 4)))
+
+	a64 original "$a" --fraction 0.25
+	assert_success
+	a64 "$SERIES" "$b" --fraction 0.25
+	assert_success
+	echo "# first harvest of $all pages, $touched touched: original $(dl "$a" first_harvest_reported)," \
+		"patched $(dl "$b" first_harvest_reported);" \
+		"enable_ms $(dl "$a" enable_ms) vs $(dl "$b" enable_ms)" >&3
+	assert_equal "$(dl "$a" guest_touched)" "$touched"
+	assert_equal "$(dl "$b" guest_touched)" "$touched"
+	assert_equal "$(dl "$a" first_harvest_reported)" "$all"
+	assert_equal "$(dl "$b" first_harvest_reported)" "$touched"
+	((all != touched)) || fail "the run cannot tell the kernels apart: $all pages, all touched"
+}
+
+@test "seed 000: patched, a 2M stage-2 block reports all of its pages (hugetlb)" {
+	local b=$BATS_TEST_TMPDIR/b.json
+	# A tenth of each share: not a whole number of 2M blocks.
+	local per=$((BYTES / PAGE / 10))
+	local blocks=$(((per * PAGE + BLOCK - 1) / BLOCK))
+	local expect=$((VCPUS * blocks * BLOCK / PAGE))
+
+	a64 "$SERIES" "$b" --fraction 0.1 -s anonymous_hugetlb_2mb --reserve-hugepages
+	assert_success
+	echo "# patched, hugetlb 2M: first harvest $(dl "$b" first_harvest_reported)," \
+		"touched $(dl "$b" guest_touched), expected $blocks block(s) per vCPU = $expect pages" >&3
+	assert_equal "$(dl "$b" guest_touched)" $((VCPUS * per))
+	assert_equal "$(dl "$b" first_harvest_reported)" "$expect"
+	((expect != VCPUS * per)) || fail "the touched pages fill whole blocks: pick another fraction"
+}
