@@ -43,6 +43,7 @@ enum {
 	OPT_NX_PERIOD,
 	OPT_NX_RATIO,
 	OPT_NX_WAIT,
+	OPT_NX_NO_LOG,
 	OPT_HELP,
 };
 
@@ -74,6 +75,7 @@ static const struct option long_opts[] = {
 	{ "recovery-period", required_argument, NULL, OPT_NX_PERIOD },
 	{ "recovery-ratio", required_argument, NULL, OPT_NX_RATIO },
 	{ "recovery-wait", required_argument, NULL, OPT_NX_WAIT },
+	{ "no-dirty-log", no_argument, NULL, OPT_NX_NO_LOG },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -282,9 +284,9 @@ static void validate_exec(struct run_config *cfg)
 
 	if (!nx) {
 		if (nx_given)
-			die("--recovery-period, --recovery-ratio and "
-			    "--recovery-wait belong to the nx-recovery "
-			    "scenario");
+			die("--recovery-period, --recovery-ratio, "
+			    "--recovery-wait and --no-dirty-log belong to the "
+			    "nx-recovery scenario");
 		if (mmub_wl_executes(&cfg->wl) && strcmp(cfg->scenario,
 							 "touch"))
 			die("--exec: only with touch or nx-recovery (dirty-log "
@@ -520,6 +522,10 @@ static void parse_one(struct run_config *cfg, int c, const char *arg)
 	case OPT_NX_WAIT:
 		cfg->nx_wait_s = (u32)parse_u64_opt("--recovery-wait", arg, 1,
 						    86400);
+		nx_given = true;
+		break;
+	case OPT_NX_NO_LOG:
+		cfg->nx_no_log = true;
 		nx_given = true;
 		break;
 	case OPT_HELP:

@@ -115,6 +115,7 @@ void cli_usage(FILE *f)
 "  --recovery-period MS  kvm.nx_huge_pages_recovery_period_ms (1000)\n"
 "  --recovery-ratio N    kvm.nx_huge_pages_recovery_ratio, 1 = all (1)\n"
 "  --recovery-wait S     give up if splits remain after S seconds (30)\n"
+"  --no-dirty-log        control run: logging stays off, so every kernel zaps\n"
 "  --help           this text\n"
 "\n"
 "compare (mmubench compare --help):\n"

@@ -64,6 +64,7 @@ struct run_config {
 	u32 nx_period_ms;	/* --recovery-period */
 	u32 nx_ratio;		/* --recovery-ratio */
 	u32 nx_wait_s;		/* --recovery-wait */
+	bool nx_no_log;		/* --no-dirty-log: the control run */
 };
 
 /* Guest memory backing (memory.c). */

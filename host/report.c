@@ -2,6 +2,7 @@
 /* Tables and JSON for the scenarios; see report.h. */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <elf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -83,17 +84,21 @@ double cycles_to_ns(const struct vm *vm, u64 cycles)
 void report_header(const struct vm *vm, const char *scenario)
 {
 	const struct run_config *c = vm->cfg;
-	char b[32], g[32], s[32];
+	char b[32], g[32], s[32], w[32];
 
+	/* exec writes only where a RET is missing, whatever -w says. */
+	if (mmub_wl_executes(&c->wl))
+		snprintf(w, sizeof(w), "RET planted once");
+	else
+		snprintf(w, sizeof(w), "writes %u%%", c->wl.write_pct);
 	printf("mmubench %s: %u vCPU%s x %s, backing %s, guest pages %s, "
-	       "%s stride %s, %u slot%s, writes %u%%, %s, fraction %.4g, "
-	       "MMU %s\n",
+	       "%s stride %s, %u slot%s, %s, %s, fraction %.4g, MMU %s\n",
 	       scenario, c->nr_vcpus, c->nr_vcpus > 1 ? "s" : "",
 	       fmt_size(c->vcpu_bytes, b, sizeof(b)),
 	       backing_names[c->backing], fmt_size(c->guest_page, g, sizeof(g)),
 	       mmub_action_names[c->wl.action],
 	       fmt_size(c->wl.stride, s, sizeof(s)), c->nr_slots,
-	       c->nr_slots > 1 ? "s" : "", c->wl.write_pct,
+	       c->nr_slots > 1 ? "s" : "", w,
 	       c->wl.flags & MMUB_WL_RANDOM ? "random order" : "sequential",
 	       c->wl.fraction_ppm / 1e6, kvm_mmu_kind());
 }
@@ -311,6 +316,10 @@ const char *kvm_mmu_kind(void)
 {
 	bool tdp = param_is_y("/sys/module/kvm_amd/parameters/npt") ||
 		   param_is_y("/sys/module/kvm_intel/parameters/ept");
+
+	/* arm64 KVM always has its own stage-2 tables, no shadow MMU. */
+	if (arch_elf_machine == EM_AARCH64)
+		return "stage2";
 
 	if (!tdp)
 		return "shadow";

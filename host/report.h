@@ -29,7 +29,7 @@ void phase_begin(struct vm *vm, struct phase *p, const char *name);
 void phase_end(struct vm *vm, struct phase *p, bool guest_results);
 void phase_free(struct phase *p);
 
-/* "tdp_mmu", "tdp_legacy" or "shadow". */
+/* x86: "tdp_mmu", "tdp_legacy" or "shadow"; arm64: "stage2". */
 const char *kvm_mmu_kind(void);
 
 /* Guest clock cycles to nanoseconds. */

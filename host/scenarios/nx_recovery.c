@@ -7,7 +7,8 @@
  * 4K anyway.  The run:
  *
  *   execute     every vCPU calls a RET at each stride (splits appear)
- *   enable      dirty logging on every test slot (-x N, as the seed's 16)
+ *   enable      dirty logging on every test slot (-x N, as the seed's 16);
+ *               not with --no-dirty-log, the control
  *   recovery    vCPUs idle; the worker, parked until now, is let run
  *               until it has taken the workload's splits off its list
  *               (it unaccounts or zaps each), then parked again
@@ -170,8 +171,10 @@ static int nx_once(struct vm *vm, struct nx_run *r, struct phase *ph,
 	}
 	r->worker_found = !nx_worker_find(w, r->worker_why,
 					  sizeof(r->worker_why));
+	/* --no-dirty-log: the control, where every kernel should zap. */
 	phase_begin(vm, &ph[PH_ENABLE], phase_names[PH_ENABLE]);
-	dlog_enable(vm, true);
+	if (!vm->cfg->nx_no_log)
+		dlog_enable(vm, true);
 	phase_end(vm, &ph[PH_ENABLE], false);
 
 	t_rec = worker_ms(r, w);
@@ -194,7 +197,8 @@ static int nx_once(struct vm *vm, struct nx_run *r, struct phase *ph,
 			   vcpu_stat(vm, &ph[PH_REEXEC].before, "pf_fixed");
 
 	phase_begin(vm, &ph[PH_DISABLE], phase_names[PH_DISABLE]);
-	dlog_enable(vm, false);
+	if (!vm->cfg->nx_no_log)
+		dlog_enable(vm, false);
 	phase_end(vm, &ph[PH_DISABLE], false);
 	r->worker_ms = worker_ms(r, w);
 	if (r->splits_left) {
@@ -213,7 +217,7 @@ static void print_run(const struct nx_run *r)
 	printf("  nx_lpage_splits from executing: %llu; the worker took "
 	       "them all off its list %.0f ms after it was let run\n",
 	       (unsigned long long)r->splits_exec, r->wait_ms);
-	printf("  while logging, the worker changed pages_4k by %lld, "
+	printf("  then the worker changed pages_4k by %lld, "
 	       "pages_2m by %lld (0: it zapped nothing)\n",
 	       (long long)r->pages_4k_delta, (long long)r->pages_2m_delta);
 	printf("  executing again afterwards: %llu faults (pf_fixed)\n",
@@ -226,9 +230,11 @@ static void print_run(const struct nx_run *r)
 		printf("  worker CPU time: n/a: %s\n", r->worker_why);
 }
 
-static void json_run(struct json *j, const struct nx_run *r)
+static void json_run(struct json *j, const struct run_config *cfg,
+		     const struct nx_run *r)
 {
 	json_obj_begin(j, "nx_recovery");
+	json_bool(j, "dirty_logging", !cfg->nx_no_log);
 	json_u64(j, "splits_after_execute", r->splits_exec);
 	json_u64(j, "splits_left", r->splits_left);
 	json_num(j, "recovery_wait_ms", r->wait_ms);
@@ -263,8 +269,9 @@ int scenario_nx_recovery(const struct run_config *cfg)
 		if (!k) {
 			report_header(&vm, "nx-recovery");
 			printf("kvm.nx_huge_pages on, recovery period %u ms, "
-			       "ratio %u, dirty logging mode %s\n",
+			       "ratio %u, dirty logging %s\n",
 			       cfg->nx_period_ms, cfg->nx_ratio,
+			       cfg->nx_no_log ? "off (--no-dirty-log)" :
 			       dlog_mode_names[cfg->dirty_mode]);
 			report_json_begin(&j, &vm);
 		}
@@ -275,7 +282,7 @@ int scenario_nx_recovery(const struct run_config *cfg)
 			report_passes(&vm, ph, PH_NR);
 			report_stats(&vm, ph, PH_NR);
 			report_json_run(&j, &vm, ph, PH_NR);
-			json_run(&j, &r);
+			json_run(&j, cfg, &r);
 			json_obj_end(&j);
 		}
 		for (u32 i = 0; i < PH_NR; i++)
