@@ -7,8 +7,12 @@
 #
 #   ci/ab.sh --series NAME [--arch A] [--repeat R] [--cpu MODEL]
 #            [--append KARGS] [--out DIR] [--timeout SEC] [--runs]
-#            [--mmubench BIN] [--guest FILE] -- SCENARIO OPTIONS...
+#            [--kernel 6.1] [--mmubench BIN] [--guest FILE]
+#            [--] SCENARIO OPTIONS...
 #
+# Without "--", a --repeat after the scenario is still ab's (boots a
+# side), as in "mmubench ab --kernel 6.1 --series NAME zap ... --repeat 5";
+# after "--" every word is the scenario's.
 # --runs adds every run's value to the comparison (seed 002's table).
 #
 # Every run's JSON and output stay in DIR (default ./ab-NAME-DATE):
@@ -24,9 +28,9 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
 host_arch=$(uname -m | sed -e 's/aarch64/arm64/')
 arch=$host_arch series='' repeat=5 out='' bin='' guest=''
-run_opts=() compare_opts=()
+run_opts=() compare_opts=() dashdash=0
 
-die() { echo "$prog: error: $*" >&2; exit "${2:-1}"; }
+die() { echo "$prog: error: $1" >&2; exit "${2:-1}"; }
 usage() {
 	echo "usage:" >&2
 	sed -n '/^#   ci\/ab.sh/,/SCENARIO OPTIONS/s/^#//p' "${BASH_SOURCE[0]}" >&2
@@ -39,9 +43,12 @@ while (($#)); do
 		shift
 		continue
 	fi
+	# The first word that is not an option is the scenario.
+	[[ $1 == -* ]] || break
 	case $1 in
-	--series|--arch|--repeat|--cpu|--append|--out|--timeout|--mmubench|--guest)
+	--series|--arch|--repeat|--cpu|--append|--out|--timeout|--mmubench|--guest|--kernel)
 		(($# >= 2)) || die "$1 needs a value" 2 ;;&
+	--kernel) [[ $2 == 6.1 ]] || die "--kernel $2: only 6.1 (Debian's linux-source-6.1) is built here" 2 ;;
 	--series) series=$2 ;;
 	--arch) arch=$2 ;;
 	--repeat) repeat=$2 ;;
@@ -49,7 +56,7 @@ while (($#)); do
 	--out) out=$2 ;;
 	--mmubench) bin=$2 ;;
 	--guest) guest=$2 ;;
-	--) shift; break ;;
+	--) shift; dashdash=1; break ;;
 	-h|--help) usage ;;
 	*) echo "$prog: error: unknown option '$1'" >&2; usage ;;
 	esac
@@ -59,6 +66,22 @@ done
 [[ $series =~ ^[A-Za-z0-9._-]+$ ]] || die "--series $series: not a series name" 2
 [[ $repeat =~ ^[1-9][0-9]*$ ]] || die "--repeat $repeat: expected a number >= 1" 2
 (($#)) || die "no scenario after --: e.g. -- zap --zap same4 -v 2 -b 32m" 2
+# Without "--", a --repeat among the scenario's options is ab's: boots.
+if ((!dashdash)); then
+	rest=()
+	while (($#)); do
+		if [[ $1 == --repeat ]]; then
+			(($# >= 2)) || die "--repeat needs a value" 2
+			repeat=$2
+			shift 2
+			continue
+		fi
+		rest+=("$1")
+		shift
+	done
+	set -- "${rest[@]}"
+	[[ $repeat =~ ^[1-9][0-9]*$ ]] || die "--repeat $repeat: expected a number >= 1" 2
+fi
 for a in "$@"; do
 	case $a in
 	--json|--json=*|--guest|--guest=*)

@@ -124,8 +124,8 @@ void cli_usage(FILE *f)
 "  --json FILE      write the comparison as JSON\n"
 "  --labels A,B     names of the two sides\n"
 "\n"
-"ab (ci/ab.sh --help): --series NAME [--arch A] [--repeat R (5)]\n"
-"  [--cpu MODEL] [--append KARGS] [--out DIR] [--runs] -- SCENARIO OPTIONS...\n"
+"ab (ci/ab.sh --help): [--kernel 6.1] --series NAME [--arch A] [--repeat R (5)]\n"
+"  [--cpu MODEL] [--append KARGS] [--out DIR] [--runs] [--] SCENARIO OPTIONS...\n"
 "\n"
 "Needs /dev/kvm (root or group kvm). Version " MMUB_VERSION ".\n");
 }

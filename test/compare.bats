@@ -239,6 +239,13 @@ ab_run() { # SERIES
 	run "$ROOT/ci/ab.sh" --series x -- zap --json /tmp/x.json
 	assert_equal "$status" 2
 	assert_output --partial "--json: ab.sh writes each run's JSON"
+	run "$ROOT/ci/ab.sh" --kernel 5.15 --series x zap
+	assert_equal "$status" 2
+	assert_output "ci/ab.sh: error: --kernel 5.15: only 6.1 (Debian's linux-source-6.1) is built here"
+	# Without --, a --repeat after the scenario is still ab's.
+	run "$ROOT/ci/ab.sh" --series x zap --zap same4 --repeat 0
+	assert_equal "$status" 2
+	assert_output "ci/ab.sh: error: --repeat 0: expected a number >= 1"
 	# The subcommand finds the script next to the binary and passes on.
 	run "$MMUBENCH" ab --series x
 	assert_equal "$status" 2
