@@ -20,7 +20,6 @@
  * as the seed reported it.  The vCPUs stay idle while the worker runs so
  * that every change to pages_4k in that phase is the worker's.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -80,7 +79,7 @@ static u64 splits_now(struct vm *vm)
  * Set the worker's knobs for the run (kparam_restore() puts them back).
  * The ratio starts at 0, which parks the worker: otherwise it would run
  * every period from the VM's creation and could recover the splits before
- * logging is on.  recovery_start() sets the real ratio, which wakes it.
+ * logging is on.  recovery_ratio() sets the real one, which wakes it.
  */
 static void set_params(const struct run_config *cfg)
 {
