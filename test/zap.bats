@@ -6,15 +6,16 @@ load helpers
 # Each pattern on 2 vCPUs x 16 MiB, one boot; JSON has every metric.
 @test "every seed pattern runs; JSON carries every metric; no violation" {
 	require_kvm
-	mmub_sh '
+	mmub_sh "$MMUB_RETRY_FN"'
 for p in same16 same4 c16 c4 c2 c1; do
-	mmubench zap -v 2 -b 16m --zap $p --zap-count 40 --json /tmp/z.json >/tmp/o 2>&1
+	mmubench_retry zap -v 2 -b 16m --zap $p --zap-count 40 --json /tmp/z.json
 	rc=$?
 	echo "RESULT pattern=$p rc=$rc"
 	grep -E "integrity violations" /tmp/o
 	[ $rc = 0 ] || grep "^mmubench:" /tmp/o
 	echo "JSON $(tr -d "\n" </tmp/z.json)"
 done'
+	flake_notes
 	assert_success
 	local p json
 	for p in same16 same4 c16 c4 c2 c1; do
@@ -35,14 +36,15 @@ done'
 # Private memory refaults as zeros; shared memory keeps its data.
 @test "integrity holds on anonymous, THP, hugetlb and shmem backings" {
 	require_kvm
-	mmub_sh '
+	mmub_sh "$MMUB_RETRY_FN"'
 for s in anonymous anonymous_thp anonymous_hugetlb_2mb shmem; do
-	mmubench zap -v 2 -b 8m -s $s --reserve-hugepages --zap c2 --zap-count 40 >/tmp/o 2>&1
+	mmubench_retry zap -v 2 -b 8m -s $s --reserve-hugepages --zap c2 --zap-count 40
 	rc=$?
 	echo "RESULT backing=$s rc=$rc"
 	grep -E "refaults the guest saw" /tmp/o
 	[ $rc = 0 ] || grep "^mmubench:" /tmp/o
 done'
+	flake_notes
 	assert_success
 	local s
 	for s in anonymous anonymous_thp anonymous_hugetlb_2mb shmem; do
