@@ -157,11 +157,12 @@ bench: all
 		$(HOST_BIN) $(GUEST_ELF)
 
 # The guest alone under UEFI firmware (OVMF or QEMU_EFI.fd), from the UEFI
-# Shell so that the words reach it as LoadOptions.
+# Shell so that the words reach it as LoadOptions; VCPUS=N gives QEMU
+# -smp N and the guest vcpus=N (default 1).
 GUEST_ARGS ?= passes=3
 run-efi: $(GUEST_EFI)
-	$(Q)guest/efi/run-efi.sh --arch $(ARCH) $(GUEST_EFI) mem=$(MEM) \
-		$(GUEST_ARGS)
+	$(Q)guest/efi/run-efi.sh --arch $(ARCH) --smp $(or $(VCPUS),1) \
+		$(GUEST_EFI) vcpus=$(or $(VCPUS),1) mem=$(MEM) $(GUEST_ARGS)
 
 kernel:
 	$(Q)ci/kernel/build.sh --arch $(ARCH) $(if $(PATCHES),--series $(PATCHES))
@@ -175,7 +176,7 @@ help:
 	@echo "  all      host harness $(O)/mmubench and guest $(O)/<arch>/guest.elf"
 	@echo "           (EFI=1: also $(O)/<arch>/guest.efi)"
 	@echo "  efi      $(O)/<arch>/guest.efi, the guest as an EFI application"
-	@echo "  run-efi  boot guest.efi under UEFI firmware in QEMU (1 vCPU;"
+	@echo "  run-efi  boot guest.efi under UEFI firmware in QEMU (VCPUS=1"
 	@echo "           MEM=$(MEM) GUEST_ARGS='$(GUEST_ARGS)': guest command line words)"
 	@echo "  deps     install the Debian packages needed (apt, idempotent)"
 	@echo "  newlib   build newlib for the guest (cached in $(O)/newlib)"

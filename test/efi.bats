@@ -71,27 +71,34 @@ pe_info() {
 	[[ $(grep -c "mmubench-efi *0x00000008" <<<"$output") == 2 ]]
 }
 
-@test "efi: x86_64, boots under OVMF from the UEFI Shell and reports every pass" {
+# run-efi.sh gives QEMU -smp 2 for vcpus=2; the APs start with INIT/SIPI.
+@test "efi: x86_64, boots under OVMF from the UEFI Shell, 2 vCPUs report every pass" {
 	need x86_64
-	efi x86_64 "$O/x86_64/guest.efi" mem=16m passes=3
+	efi x86_64 "$O/x86_64/guest.efi" vcpus=2 mem=16m passes=3
 	assert_success
-	assert_line "Shell> fs0:\\EFI\\mmubench\\guest.efi mem=16m passes=3"
-	assert_line --regexp "^MMUB start vcpus=1 test_gpa=0x[0-9a-f]+ test_size=16777216 guest_page=4096 .* selected=4096$"
+	assert_line "Shell> fs0:\\EFI\\mmubench\\guest.efi vcpus=2 mem=16m passes=3"
+	assert_line --regexp "^MMUB start vcpus=2 test_gpa=0x[0-9a-f]+ test_size=16777216 guest_page=4096 .* selected=2048$"
 	for pass in 0 1 2; do
-		assert_line --regexp "^MMUB pass=$pass cpu=0 accesses=4096 writes=4096 .*clk_hz=[1-9][0-9]* .*lat_p99=[0-9]+"
+		for cpu in 0 1; do
+			assert_line --regexp "^MMUB pass=$pass cpu=$cpu accesses=2048 writes=2048 .*clk_hz=[1-9][0-9]* .*lat_p99=[0-9]+"
+		done
 	done
 	assert_line "MMUB-EXIT status=0"
 	# isa-debug-exit: status 0 from the guest is QEMU's 1.
 	assert_line --partial "QEMU exit status 1, guest status 0"
 }
 
-@test "efi: arm64, boots under QEMU_EFI.fd from the UEFI Shell and reports every pass" {
+# The secondaries start with PSCI CPU_ON, their MPIDRs from the device
+# tree that the firmware publishes (run-efi.sh: -M virt,acpi=off).
+@test "efi: arm64, boots under QEMU_EFI.fd from the UEFI Shell, 2 vCPUs report every pass" {
 	need arm64
-	efi arm64 "$O/arm64/guest.efi" mem=32m page=2m stride=2m passes=2
+	efi arm64 "$O/arm64/guest.efi" vcpus=2 mem=32m page=2m stride=2m passes=2
 	assert_success
-	assert_line --regexp "^MMUB start vcpus=1 test_gpa=0x[0-9a-f]+ test_size=33554432 guest_page=2097152 .* selected=16$"
+	assert_line --regexp "^MMUB start vcpus=2 test_gpa=0x[0-9a-f]+ test_size=33554432 guest_page=2097152 .* selected=8$"
 	for pass in 0 1; do
-		assert_line --regexp "^MMUB pass=$pass cpu=0 accesses=16 writes=16 .*clk_hz=[1-9][0-9]* "
+		for cpu in 0 1; do
+			assert_line --regexp "^MMUB pass=$pass cpu=$cpu accesses=8 writes=8 .*clk_hz=[1-9][0-9]* "
+		done
 	done
 	assert_line "MMUB-EXIT status=0"
 	# Semihosting: QEMU exits with the guest's status.
@@ -119,14 +126,24 @@ pe_info() {
 	assert_line "MMUB-EXIT status=0"
 }
 
-@test "efi: x86_64, more than 1 vCPU is one error line and status 2" {
+@test "efi: x86_64, vcpus= above QEMU's -smp is one error line and status 2" {
 	need x86_64
-	efi x86_64 "$O/x86_64/guest.efi" vcpus=2 mem=4m
+	efi x86_64 --smp 1 "$O/x86_64/guest.efi" vcpus=2 mem=4m
 	assert_equal "$status" 2
-	assert_line "MMUB error: vcpus: the EFI entry runs 1 vCPU (use mmubench's VMM for more)"
+	assert_line "MMUB error: vcpus: more than the 1 CPU the firmware has (QEMU -smp)"
 	[[ $(grep -c "^MMUB error" <<<"$output") == 1 ]]
 	refute_line --regexp "^MMUB start"
 	assert_line --partial "QEMU exit status 5, guest status 2"
+}
+
+@test "efi: arm64, vcpus= above QEMU's -smp is one error line and status 2" {
+	need arm64
+	efi arm64 --smp 2 "$O/arm64/guest.efi" vcpus=3 mem=4m
+	assert_equal "$status" 2
+	assert_line "MMUB error: vcpus: more than the CPUs QEMU has (-smp)"
+	[[ $(grep -c "^MMUB error" <<<"$output") == 1 ]]
+	refute_line --regexp "^MMUB start"
+	assert_line --partial "QEMU exit status 2, guest status 2"
 }
 
 @test "efi: arm64, a bad word is an error naming it and status 2" {

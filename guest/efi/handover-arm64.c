@@ -6,8 +6,10 @@
  * entry-arm64.S turned the MMU off and gave us our own stack and vectors.
  * From here on it is the second half of virt_main(): page tables from the
  * shared builder (with the MMU off), the MMU on, a standalone boot info,
- * and arm64_el1_init(), which drops to EL0.  One vCPU: PSCI CPU_ON would
- * need the firmware's CPU list, which the loader does not pass.
+ * the other vCPUs started with PSCI CPU_ON (arm64_start_secondaries()),
+ * and arm64_el1_init(), which drops to EL0.  For more than one vCPU the
+ * loader passes the firmware's device tree, read here as virt.c reads
+ * QEMU's: the MPIDRs of /cpus and the PSCI conduit.
  */
 #include <mmubench/boot.h>
 #include <mmubench/pgtable.h>
@@ -22,6 +24,23 @@ __attribute__((noreturn))
 void efi_handover_main(const struct mmub_efi_handover *ho);
 
 static struct mmub_boot_info efi_bi;
+static struct arm64_fdt_info fdt;
+
+/* The other CPUs and how to start them, with the MMU off. */
+static void read_cpus(const struct mmub_efi_handover *ho, u32 vcpus)
+{
+	const char *m;
+
+	if (vcpus == 1)
+		return;
+	if (!ho->fdt || arm64_fdt_read((const void *)ho->fdt, &fdt))
+		early_fail("device tree: ", "the firmware's is malformed");
+	m = fdt.psci_method;
+	if (m && (m[0] != 'h' || m[1] != 'v' || m[2] != 'c' || m[3]))
+		early_fail("PSCI: ", "the conduit is not HVC");
+	if (vcpus > fdt.nr_cpus)
+		early_fail("vcpus: ", "more than the CPUs QEMU has (-smp)");
+}
 
 /* MMU off: every access here is Device memory, read it with care. */
 void efi_handover_main(const struct mmub_efi_handover *ho)
@@ -39,11 +58,12 @@ void efi_handover_main(const struct mmub_efi_handover *ho)
 		early_fail("boot: ", "not entered at EL1");
 	l = ho->layout;
 	if (l.image_start != (u64)__image_start ||
-	    l.image_end != (u64)__image_end || l.nr_vcpus != 1 ||
+	    l.image_end != (u64)__image_end ||
 	    l.sys_end > ho->owned_end || l.sys_base > l.image_start)
 		early_fail("EFI: ", "the loader's layout does not fit this "
 			   "image");
 	/* @ho is the loader's memory, which the new tables leave unmapped. */
+	read_cpus(ho, l.nr_vcpus);
 	efi_bi.wl = ho->wl;
 	efi_bi.flags |= MMUB_BOOT_STANDALONE;
 	clk_hz = ho->clk_hz;
@@ -58,5 +78,6 @@ void efi_handover_main(const struct mmub_efi_handover *ho)
 	efi_bi.pgtable_root = pt.root;
 	efi_bi.clk_hz = clk_hz;
 	arm64_boot_info = &efi_bi;
+	arm64_start_secondaries(&efi_bi, &fdt);
 	arm64_el1_init(&efi_bi, 0);
 }

@@ -4,8 +4,11 @@
  * put the image at its link address, claimed the system and test memory
  * and left boot services; entry-x86_64.S gave us our own GDT and stack.
  * From here on it is the second half of pvh_main(): page tables from the
- * shared builder, a standalone boot info, CR3, and x86_cpl0_init(), which
- * drops to CPL3.  CPL0 code, built -mgeneral-regs-only like cpu.c.
+ * shared builder, a standalone boot info, CR3, the other vCPUs started
+ * with INIT/SIPI (x86_start_aps(); the loader claimed the trampoline page
+ * and counted the firmware's CPUs), and x86_cpl0_init(), which drops to
+ * CPL3.  CPL0 code, built -mgeneral-regs-only like cpu.c.  The APs come
+ * out of INIT with nothing of the firmware's CPU state left.
  *
  * Unlike PVH, the CPU is in whatever state the firmware left: the bits of
  * CR4 that would stop CPL0 from using the user-accessible pages the
@@ -61,7 +64,7 @@ void efi_handover_main(const struct mmub_efi_handover *ho)
 		early_fail(ho->error, "");
 	l = ho->layout;
 	if (l.image_start != (u64)__image_start ||
-	    l.image_end != (u64)__image_end || l.nr_vcpus != 1 ||
+	    l.image_end != (u64)__image_end ||
 	    l.sys_end > ho->owned_end)
 		early_fail("EFI: ", "the loader's layout does not fit this "
 			   "image");
@@ -76,5 +79,6 @@ void efi_handover_main(const struct mmub_efi_handover *ho)
 	efi_bi.pgtable_root = pt.root;
 	efi_bi.clk_hz = ho->clk_hz;
 	asm volatile("mov %0, %%cr3" : : "r"(pt.root) : "memory");
+	x86_start_aps(&efi_bi, &pt);
 	x86_cpl0_init(&efi_bi, 0);
 }

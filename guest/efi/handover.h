@@ -18,17 +18,24 @@
  *      claims the rest of the system memory after the image the same way,
  *      and the test memory at the lowest free, aligned range of the
  *      firmware's memory map,
- *   4. leaves boot services and jumps to the image's EFI entry (found in
+ *   4. for vcpus=N above 1, makes sure the firmware has N CPUs and that
+ *      the image can start them after boot services: x86_64 counts them
+ *      with EFI_MP_SERVICES_PROTOCOL and claims the APs' real-mode
+ *      trampoline page (X86_AP_TRAMPOLINE); arm64 passes the device tree
+ *      from the EFI configuration table, whose /cpus and /psci the image
+ *      reads as the virt entry does,
+ *   5. leaves boot services and jumps to the image's EFI entry (found in
  *      the image's "mmubench-efi" note) with a struct mmub_efi_handover.
  *
  * The image's EFI entry (entry-<arch>.S, handover-<arch>.c) then does what
  * the PVH/virt entries do after they have read their configuration: its
- * own page tables with the shared builder, a standalone boot info, and
- * the architecture's drop to user mode.  Whatever the loader found wrong
- * with the command line it passes in @error, and the image reports it
- * ("MMUB error: ...") and exits with status 2 the same way the other
- * standalone entries do, so a bad word ends a firmware run like a
- * QEMU -kernel run.
+ * own page tables with the shared builder, a standalone boot info, the
+ * other vCPUs started the way those entries start them (INIT/SIPI, PSCI
+ * CPU_ON), and the architecture's drop to user mode.  Whatever the
+ * loader found wrong with the command line it passes in @error, and the
+ * image reports it ("MMUB error: ...") and exits with status 2 the same
+ * way the other standalone entries do, so a bad word ends a firmware run
+ * like a QEMU -kernel run.
  *
  * Both halves are built from one tree and the loader carries its image,
  * so this structure needs no compatibility rules beyond the magic and size.
@@ -51,6 +58,7 @@ struct mmub_efi_handover {
 	u32 reserved0;
 	u64 clk_hz;		/* x86_64: TSC Hz; arm64: 0 (CNTFRQ_EL0) */
 	u64 owned_end;		/* loader claimed [layout.image_start, this) */
+	u64 fdt;		/* arm64: the firmware's device tree, or 0 */
 	struct mmub_layout layout;	/* valid if !error[0] */
 	struct mmub_workload wl;
 	char error[MMUB_EFI_ERROR_LEN];	/* "what: detail", or "" */

@@ -6,6 +6,9 @@
 /* As guest/arch/arm64/arm64.h: the image is linked 2 MiB into RAM. */
 #define IMAGE_OFFSET	0x200000
 #define CURRENT_EL_1	(1 << 2)
+#define FDT_MAGIC	0xd00dfeed
+/* As guest/arch/arm64/fdt.c reads them. */
+#define FDT_MAX_SIZE	(4 * MMUB_MIB)
 
 const u16 loader_elf_machine = EM_AARCH64;
 
@@ -30,6 +33,45 @@ const char *loader_cpu_check(void)
 	if (el != CURRENT_EL_1)
 		return "boot: the firmware runs at EL2 (QEMU virtualization=on"
 		       "); the guest needs EL1";
+	return NULL;
+}
+
+static u32 be32(const void *p)
+{
+	const u8 *b = p;
+
+	return (u32)b[0] << 24 | (u32)b[1] << 16 | (u32)b[2] << 8 | b[3];
+}
+
+/* The device tree's size if @fdt has one, else 0. */
+static u32 fdt_size(u64 fdt)
+{
+	u32 size;
+
+	if (!fdt || (fdt & 7) || be32((void *)fdt) != FDT_MAGIC)
+		return 0;
+	size = be32((void *)(fdt + 4));
+	return size <= FDT_MAX_SIZE ? size : 0;
+}
+
+/*
+ * The image starts the others with PSCI CPU_ON, as the virt entry does,
+ * and reads their MPIDRs and the PSCI conduit from the device tree that
+ * the firmware publishes in the configuration table.  It also counts the
+ * CPUs there: none are counted here.  The tree stays in the firmware's
+ * memory, which nothing reuses before the image has read it.
+ */
+const char *loader_smp_prepare(struct mmub_efi_handover *ho, u32 *nr_cpus)
+{
+	EFI_GUID guid = EFI_DTB_TABLE_GUID;
+	void *fdt = NULL;
+
+	*nr_cpus = 0;
+	if (LibGetSystemConfigurationTable(&guid, &fdt) != EFI_SUCCESS ||
+	    !fdt_size((u64)fdt))
+		return "vcpus: the firmware gives no device tree to find the "
+		       "other CPUs in (with QEMU: -M virt,acpi=off)";
+	ho->fdt = (u64)fdt;
 	return NULL;
 }
 
@@ -62,6 +104,9 @@ void loader_enter(u64 entry, struct mmub_efi_handover *ho, u64 start,
 	asm volatile("msr daifset, #0xf" ::: "memory");
 	clean_inval(start, end);
 	clean_inval((u64)ho, (u64)ho + sizeof(*ho));
+	/* The image reads the device tree with the MMU off, too. */
+	if (ho->fdt)
+		clean_inval(ho->fdt, ho->fdt + fdt_size(ho->fdt));
 	asm volatile("ic iallu\n\tdsb sy\n\tisb" ::: "memory");
 	((void (*)(struct mmub_efi_handover *))entry)(ho);
 	__builtin_unreachable();

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* guest.efi's loader on x86_64 (see loader.h). */
 #include "loader.h"
+#include "../arch/x86_64/x86.h"
 
 #define EM_X86_64		62
-#define QEMU_DEBUG_EXIT_PORT	0xf4
 #define CPUID_PDPE1GB		(1U << 26)	/* 0x80000001 EDX */
 
 const u16 loader_elf_machine = EM_X86_64;
@@ -34,6 +34,44 @@ const char *loader_page_check(u64 page)
 
 const char *loader_cpu_check(void)
 {
+	return NULL;
+}
+
+/*
+ * EFI_MP_SERVICES_PROTOCOL (UEFI PI specification, volume 2), which
+ * gnu-efi does not define: only its first member is called here.
+ */
+#define MP_SERVICES_GUID \
+	{ 0x3fdda605, 0xa76e, 0x4f46, \
+	  { 0xad, 0x29, 0x12, 0xf4, 0x53, 0x1b, 0x3d, 0x08 } }
+
+struct mp_services {
+	EFI_STATUS (EFIAPI *get_number_of_processors)(struct mp_services *mp,
+						      UINTN *nr,
+						      UINTN *nr_enabled);
+};
+
+/*
+ * The APs are restarted after ExitBootServices with INIT and SIPI into a
+ * real-mode trampoline at X86_AP_TRAMPOLINE (x86_start_aps()): that page
+ * must be ours, not the firmware's.
+ */
+const char *loader_smp_prepare(struct mmub_efi_handover *ho, u32 *nr_cpus)
+{
+	EFI_GUID guid = MP_SERVICES_GUID;
+	EFI_PHYSICAL_ADDRESS a = X86_AP_TRAMPOLINE;
+	struct mp_services *mp;
+	UINTN nr, enabled;
+
+	(void)ho;
+	*nr_cpus = 0;
+	if (BS->LocateProtocol(&guid, NULL, (void **)&mp) == EFI_SUCCESS &&
+	    mp->get_number_of_processors(mp, &nr, &enabled) == EFI_SUCCESS)
+		*nr_cpus = (u32)enabled;
+	if (BS->AllocatePages(AllocateAddress, EfiLoaderData, 1, &a) !=
+	    EFI_SUCCESS)
+		return "vcpus: the APs' trampoline page at 0x8000 is not free "
+		       "RAM under this firmware";
 	return NULL;
 }
 

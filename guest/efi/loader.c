@@ -110,6 +110,18 @@ static void err_hex(u64 v)
 	err_str(buf);
 }
 
+static void err_dec(u32 v)
+{
+	char buf[11];
+	int i = sizeof(buf) - 1;
+
+	buf[i] = 0;
+	do
+		buf[--i] = '0' + v % 10;
+	while (v /= 10);
+	err_str(buf + i);
+}
+
 /* The first error wins; returns -1 for "return fail(...)". */
 static int fail(const char *what, const char *detail)
 {
@@ -307,20 +319,30 @@ static int configure(const struct image *im)
 	u64 sys_base = loader_sys_base(im->start), test;
 	struct mmub_layout l;
 	const char *why;
+	u32 cpus = 0;
 
 	mmub_wl_defaults(&ho.wl);
 	/* The UEFI Shell passes the command's own path as a first word. */
 	why = mmub_cmdline_parse(cmdline, &a, &ho.wl, true);
 	if (why)
 		return fail("bad value for guest command line key ", why);
-	if (a.vcpus != 1)
-		return fail("vcpus: ", "the EFI entry runs 1 vCPU (use "
-			    "mmubench's VMM for more)");
 	why = loader_page_check(a.page);
 	if (why)
 		return fail(why, "");
-	if (mmub_layout_compute(&l, sys_base, im->start, im->end, 1, 0, a.mem,
-				a.page))
+	if (a.vcpus > 1) {
+		why = loader_smp_prepare(&ho, &cpus);
+		if (why)
+			return fail(why, "");
+		if (cpus && a.vcpus > cpus) {
+			fail("vcpus: more than the ", "");
+			err_dec(cpus);
+			err_str(cpus == 1 ? " CPU" : " CPUs");
+			err_str(" the firmware has (QEMU -smp)");
+			return -1;
+		}
+	}
+	if (mmub_layout_compute(&l, sys_base, im->start, im->end, a.vcpus, 0,
+				a.mem, a.page))
 		return fail("mem/page: ", "mem must be a multiple of page "
 			    "(4k, 2m or 1g)");
 	if (ho.wl.stride > l.test_size)
@@ -339,8 +361,8 @@ static int configure(const struct image *im)
 	if (!test)
 		return fail("mem: ", "larger than the free RAM the firmware "
 			    "reports (QEMU -m)");
-	if (mmub_layout_compute(&l, sys_base, im->start, im->end, 1, test,
-				a.mem, a.page))
+	if (mmub_layout_compute(&l, sys_base, im->start, im->end, a.vcpus,
+				test, a.mem, a.page))
 		return fail("EFI: ", "no layout with the test memory found");
 	ho.layout = l;
 	return 0;

@@ -19,6 +19,14 @@ const char *loader_page_check(u64 page);
 /* NULL, or why this CPU state cannot run the image (fatal, before boot). */
 const char *loader_cpu_check(void);
 
+/*
+ * For vcpus= above 1, before ExitBootServices: what the image needs to
+ * start the other CPUs (x86_64: the APs' trampoline page claimed;
+ * arm64: @ho->fdt).  NULL, or why they cannot be started.  *@nr_cpus:
+ * how many CPUs the firmware has, 0 if it does not say here.
+ */
+const char *loader_smp_prepare(struct mmub_efi_handover *ho, u32 *nr_cpus);
+
 /* The guest clock's frequency if the image cannot read it (x86: TSC). */
 u64 loader_clk_hz(void);
 

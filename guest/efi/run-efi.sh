@@ -5,7 +5,8 @@
 # guest's exit status.
 #
 #   guest/efi/run-efi.sh --arch x86_64|arm64 [--removable] [--raw]
-#                        [--qemu-mem SIZE] [--timeout SEC] GUEST.EFI [WORD...]
+#                        [--qemu-mem SIZE] [--smp N] [--timeout SEC]
+#                        GUEST.EFI [WORD...]
 #
 # The image goes on a FAT directory that QEMU shows as a disk.  By default
 # it is \EFI\mmubench\guest.efi, run by the UEFI Shell from startup.nsh
@@ -14,10 +15,15 @@
 # itself (\EFI\BOOT\BOOTX64.EFI or BOOTAA64.EFI), with no command line:
 # the guest's defaults.
 #
+# QEMU gets -smp N: --smp, else the last vcpus=N among the WORDs, else 1
+# (the guest says so if vcpus= is above it).
+#
 # Firmware: x86_64 OVMF (/usr/share/OVMF/OVMF_CODE_4M.fd with a private
 # copy of OVMF_VARS_4M.fd; package ovmf), exit status through
 # isa-debug-exit; arm64 QEMU_EFI.fd (package qemu-efi-aarch64) on -M virt
-# at EL1, exit status through semihosting.  The console is the serial
+# at EL1, exit status through semihosting, with acpi=off: then the
+# firmware publishes QEMU's device tree, where the guest finds the other
+# CPUs (with ACPI tables it publishes none).  The console is the serial
 # port; the firmware's escape sequences and CRs are removed unless --raw.
 #
 # Exit status: the guest's (0 ran every pass, 2 bad input, 3 exception),
@@ -30,13 +36,14 @@ arch=
 removable=0
 raw=0
 qemu_mem=256M
+smp=
 limit=120
 ovmf_code=/usr/share/OVMF/OVMF_CODE_4M.fd
 ovmf_vars=/usr/share/OVMF/OVMF_VARS_4M.fd
 aavmf=/usr/share/qemu-efi-aarch64/QEMU_EFI.fd
 
 usage() {
-	echo "usage: $prog --arch x86_64|arm64 [--removable] [--raw] [--qemu-mem SIZE] [--timeout SEC] GUEST.EFI [WORD...]" >&2
+	echo "usage: $prog --arch x86_64|arm64 [--removable] [--raw] [--qemu-mem SIZE] [--smp N] [--timeout SEC] GUEST.EFI [WORD...]" >&2
 	exit 2
 }
 missing() { echo "$prog: $*" >&2; exit 4; }
@@ -47,6 +54,7 @@ while (($#)); do
 	--removable) removable=1; shift ;;
 	--raw) raw=1; shift ;;
 	--qemu-mem) qemu_mem=${2:?--qemu-mem needs a value}; shift 2 ;;
+	--smp) smp=${2:?--smp needs a value}; shift 2 ;;
 	--timeout) limit=${2:?--timeout needs a value}; shift 2 ;;
 	-*) usage ;;
 	*) break ;;
@@ -56,6 +64,14 @@ done
 efi=$1
 shift
 [[ -f $efi ]] || { echo "$prog: $efi: no such file (make efi ARCH=$arch)" >&2; exit 2; }
+if [[ -z $smp ]]; then
+	smp=1
+	for w in "$@"; do
+		# A bad value stays the guest's to report.
+		[[ $w =~ ^vcpus=([1-9][0-9]*)$ ]] && smp=${BASH_REMATCH[1]}
+	done
+fi
+[[ $smp =~ ^[1-9][0-9]*$ ]] || { echo "$prog: -smp $smp: not a CPU count" >&2; exit 2; }
 if ((removable && $# > 0)); then
 	echo "$prog: --removable boots without a command line: no WORDs" >&2
 	exit 2
@@ -99,7 +115,7 @@ else
 	printf '%s\r\n' "$line" >"$tmp/fat/startup.nsh"
 fi
 
-cmd=("$qemu" -accel tcg -m "$qemu_mem" -nodefaults -display none -no-reboot
+cmd=("$qemu" -accel tcg -m "$qemu_mem" -smp "$smp" -nodefaults -display none -no-reboot
      -monitor none -serial stdio)
 if [[ $arch == x86_64 ]]; then
 	cp "$ovmf_vars" "$tmp/vars.fd"
@@ -109,7 +125,7 @@ if [[ $arch == x86_64 ]]; then
 	      -drive "file=fat:rw:$tmp/fat,format=raw"
 	      -device "isa-debug-exit,iobase=0xf4,iosize=4")
 else
-	cmd+=(-M virt -cpu max -bios "$aavmf"
+	cmd+=(-M virt,acpi=off -cpu max -bios "$aavmf"
 	      -drive "file=fat:rw:$tmp/fat,format=raw,if=virtio" -semihosting)
 fi
 

@@ -22,4 +22,15 @@ __attribute__((noreturn)) void early_fail(const char *what,
 void arm64_build_tables(const struct mmub_layout *l, struct mmub_pt *pt,
 			bool test_exec);
 
+struct arm64_fdt_info;
+
+/*
+ * Start vCPUs 1..bi->nr_vcpus - 1 into arm64_el1_init(bi, cpu) with PSCI
+ * CPU_ON over HVC on the CPUs of @fdt's /cpus other than this one, in
+ * their order (virt.c).  arm64_boot_info must already be @bi, and the
+ * MMU on with bi->pgtable_root.  Fails if PSCI refuses one.
+ */
+void arm64_start_secondaries(struct mmub_boot_info *bi,
+			     const struct arm64_fdt_info *fdt);
+
 #endif

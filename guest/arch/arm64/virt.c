@@ -86,7 +86,8 @@ static s64 psci_call(u64 fn, u64 a1, u64 a2, u64 a3)
  * The others start with the MMU off and read the boot info, its pointer
  * and their kernel stacks from memory: push them out of the cache first.
  */
-static void start_secondaries(struct mmub_boot_info *bi)
+void arm64_start_secondaries(struct mmub_boot_info *bi,
+			     const struct arm64_fdt_info *fdt)
 {
 	u64 self = 0, mpidr;
 	u32 i, next = 1;
@@ -98,8 +99,8 @@ static void start_secondaries(struct mmub_boot_info *bi)
 	arm64_dcache_clean((u64)bi, (u64)bi + sizeof(*bi));
 	arm64_dcache_clean(bi->kstack_gpa,
 			   bi->kstack_gpa + bi->nr_vcpus * MMUB_KSTACK_SIZE);
-	for (i = 0; i < fdt.nr_cpus && next < bi->nr_vcpus; i++) {
-		mpidr = fdt.mpidr[i];
+	for (i = 0; i < fdt->nr_cpus && next < bi->nr_vcpus; i++) {
+		mpidr = fdt->mpidr[i];
 		if ((mpidr & MPIDR_AFF_MASK) == self)
 			continue;
 		if (psci_call(PSCI_CPU_ON_64, mpidr,
@@ -189,6 +190,6 @@ void virt_main(u64 x0)
 	virt_bi.pgtable_root = pt.root;
 	asm volatile("mrs %0, cntfrq_el0" : "=r"(virt_bi.clk_hz));
 	arm64_boot_info = &virt_bi;
-	start_secondaries(&virt_bi);
+	arm64_start_secondaries(&virt_bi, &fdt);
 	arm64_el1_init(&virt_bi, 0);
 }
