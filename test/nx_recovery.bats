@@ -53,7 +53,7 @@ nx_sh() {
 			skip "kvm.nx_huge_pages is not on here"
 	fi
 	run "$ROOT/ci/kvm-exec.sh" --arch "$ARCH" "${k[@]}" --sh "$1" "$MMUBENCH" "$GUEST"
-	for try in 1 2; do
+	for ((try = 0; try < NESTED_RETRIES; try++)); do
 		nested_flake || break
 		retry_note
 		run "$ROOT/ci/kvm-exec.sh" --arch "$ARCH" "${k[@]}" --sh "$1" "$MMUBENCH" "$GUEST"

@@ -43,7 +43,7 @@ setup() {
 a64() {
 	local series=$1 json=$2 try
 	shift 2
-	for try in 0 1 2; do
+	for ((try = 0; try <= NESTED_RETRIES; try++)); do
 		((try == 0)) || retry_note
 		run "$ROOT/ci/kvm-exec.sh" --arch arm64 --series "$series" \
 			"$A64_MMUBENCH" "$A64_GUEST" dirty-log -v "$VCPUS" \
