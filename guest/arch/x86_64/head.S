@@ -29,6 +29,26 @@ x86_user_entry:
 	call	guest_main
 	ud2
 
+/*
+ * From 32-bit protected mode to long mode (compatibility mode until the
+ * far jump to a 64-bit CS): PAE, the page tables @cr3, EFER.LME and NXE,
+ * paging.  Used by the PVH entry and by the APs.  Clobbers eax, ecx, edx.
+ */
+.macro long_mode_on cr3
+	mov	%cr4, %eax
+	or	$X86_CR4_PAE, %eax
+	mov	%eax, %cr4
+	mov	\cr3, %eax
+	mov	%eax, %cr3
+	mov	$MSR_EFER, %ecx
+	rdmsr
+	or	$(EFER_LME | EFER_NXE), %eax
+	wrmsr
+	mov	%cr0, %eax
+	or	$(X86_CR0_PG | X86_CR0_PE), %eax
+	mov	%eax, %cr0
+.endm
+
 	.code32
 	.globl pvh_start32
 pvh_start32:
@@ -55,18 +75,7 @@ pvh_start32:
 	or	$3, %eax
 	mov	%eax, pvh_pml4
 
-	mov	%cr4, %eax
-	or	$X86_CR4_PAE, %eax
-	mov	%eax, %cr4
-	mov	$pvh_pml4, %eax
-	mov	%eax, %cr3
-	mov	$MSR_EFER, %ecx
-	rdmsr
-	or	$(EFER_LME | EFER_NXE), %eax
-	wrmsr
-	mov	%cr0, %eax
-	or	$(X86_CR0_PG | X86_CR0_PE), %eax
-	mov	%eax, %cr0
+	long_mode_on $pvh_pml4
 	lgdt	x86_gdt_desc
 	ljmp	$KERNEL_CS, $pvh_start64
 
@@ -124,18 +133,7 @@ ap_start32:
 	mov	%eax, %ds
 	mov	%eax, %es
 	mov	%eax, %ss
-	mov	%cr4, %eax
-	or	$X86_CR4_PAE, %eax
-	mov	%eax, %cr4
-	mov	x86_ap_cr3, %eax
-	mov	%eax, %cr3
-	mov	$MSR_EFER, %ecx
-	rdmsr
-	or	$(EFER_LME | EFER_NXE), %eax
-	wrmsr
-	mov	%cr0, %eax
-	or	$(X86_CR0_PG | X86_CR0_PE), %eax
-	mov	%eax, %cr0
+	long_mode_on x86_ap_cr3
 	ljmp	$KERNEL_CS, $ap_start64
 
 	/*

@@ -26,16 +26,3 @@ void arch_doorbell(u32 event)
 	(void)event;
 	abort();
 }
-
-/* bench runs touch workloads only (the CLI rejects --exec there). */
-bool arch_code_plant(u64 addr)
-{
-	(void)addr;
-	abort();
-}
-
-void arch_code_call(u64 addr)
-{
-	(void)addr;
-	abort();
-}
