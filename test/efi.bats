@@ -126,24 +126,24 @@ pe_info() {
 	assert_line "MMUB-EXIT status=0"
 }
 
-@test "efi: x86_64, vcpus= above QEMU's -smp is one error line and status 2" {
-	need x86_64
-	efi x86_64 --smp 1 "$O/x86_64/guest.efi" vcpus=2 mem=4m
+# over_smp ARCH SMP VCPUS MESSAGE QEMU_STATUS: asking for more vCPUs than
+# QEMU has is one error line, status 2, and nothing started.
+over_smp() {
+	need "$1"
+	efi "$1" --smp "$2" "$O/$1/guest.efi" vcpus="$3" mem=4m
 	assert_equal "$status" 2
-	assert_line "MMUB error: vcpus: more than the 1 CPU the firmware has (QEMU -smp)"
+	assert_line "MMUB error: vcpus: $4"
 	[[ $(grep -c "^MMUB error" <<<"$output") == 1 ]]
 	refute_line --regexp "^MMUB start"
-	assert_line --partial "QEMU exit status 5, guest status 2"
+	assert_line --partial "QEMU exit status $5, guest status 2"
+}
+
+@test "efi: x86_64, vcpus= above QEMU's -smp is one error line and status 2" {
+	over_smp x86_64 1 2 "more than the 1 CPU the firmware has (QEMU -smp)" 5
 }
 
 @test "efi: arm64, vcpus= above QEMU's -smp is one error line and status 2" {
-	need arm64
-	efi arm64 --smp 2 "$O/arm64/guest.efi" vcpus=3 mem=4m
-	assert_equal "$status" 2
-	assert_line "MMUB error: vcpus: more than the CPUs QEMU has (-smp)"
-	[[ $(grep -c "^MMUB error" <<<"$output") == 1 ]]
-	refute_line --regexp "^MMUB start"
-	assert_line --partial "QEMU exit status 2, guest status 2"
+	over_smp arm64 2 3 "more than the CPUs QEMU has (-smp)" 2
 }
 
 @test "efi: arm64, a bad word is an error naming it and status 2" {
