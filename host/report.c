@@ -40,6 +40,29 @@ static void snap_take(struct vm *vm, struct snap *s)
 	free(tmp);
 }
 
+bool snap_stat(const struct vm *vm, const struct snap *s, bool vcpu,
+	       const char *name, u64 *val)
+{
+	int i = kstats_index(vcpu ? &vm->vcpus[0].stats : &vm->stats, name);
+
+	if (i < 0)
+		return false;
+	*val = vcpu ? s->vcpu[i] : s->vm[i];
+	return true;
+}
+
+bool phase_stat_delta(const struct vm *vm, const struct phase *p, bool vcpu,
+		      const char *name, s64 *delta)
+{
+	u64 a, b;
+
+	if (!snap_stat(vm, &p->before, vcpu, name, &a) ||
+	    !snap_stat(vm, &p->after, vcpu, name, &b))
+		return false;
+	*delta = (s64)(b - a);
+	return true;
+}
+
 void phase_begin(struct vm *vm, struct phase *p, const char *name)
 {
 	memset(p, 0, sizeof(*p));

@@ -25,6 +25,13 @@ struct phase {
 	struct mmub_hist *lat;	/* per vCPU */
 };
 
+/* A stat in @s (vCPU side summed if @vcpu); false if the kernel lacks it. */
+bool snap_stat(const struct vm *vm, const struct snap *s, bool vcpu,
+	       const char *name, u64 *val);
+/* Its change over phase @p; false if the kernel lacks it. */
+bool phase_stat_delta(const struct vm *vm, const struct phase *p, bool vcpu,
+		      const char *name, s64 *delta);
+
 void phase_begin(struct vm *vm, struct phase *p, const char *name);
 void phase_end(struct vm *vm, struct phase *p, bool guest_results);
 void phase_free(struct phase *p);

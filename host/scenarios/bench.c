@@ -52,9 +52,9 @@ static double host_loop_rate(const struct run_config *cfg)
 static s64 stat_delta(const struct vm *vm, const struct phase *p,
 		      const char *name)
 {
-	int i = kstats_index(&vm->vcpus[0].stats, name);
+	s64 d;
 
-	return i < 0 ? -1 : (s64)(p->after.vcpu[i] - p->before.vcpu[i]);
+	return phase_stat_delta(vm, p, true, name, &d) ? d : -1;
 }
 
 int scenario_bench(const struct run_config *cfg)

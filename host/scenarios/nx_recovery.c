@@ -47,18 +47,23 @@ struct nx_run {
 	char worker_why[160];
 };
 
+/* A VM stat at @s; 0 where the kernel has none. */
 static u64 vm_stat(const struct vm *vm, const struct snap *s, const char *n)
 {
-	int i = kstats_index(&vm->stats, n);
+	u64 v = 0;
 
-	return i < 0 ? 0 : s->vm[i];
+	snap_stat(vm, s, false, n, &v);
+	return v;
 }
 
-static u64 vcpu_stat(const struct vm *vm, const struct snap *s, const char *n)
+/* A stat's change over @p; 0 where the kernel has none. */
+static s64 delta(const struct vm *vm, const struct phase *p, bool vcpu,
+		 const char *n)
 {
-	int i = kstats_index(&vm->vcpus[0].stats, n);
+	s64 d = 0;
 
-	return i < 0 ? 0 : s->vcpu[i];
+	phase_stat_delta(vm, p, vcpu, n, &d);
+	return d;
 }
 
 static u64 splits_now(struct vm *vm)
@@ -181,19 +186,12 @@ static int nx_once(struct vm *vm, struct nx_run *r, struct phase *ph,
 	wait_recovery(vm, r, base);
 	phase_end(vm, &ph[PH_RECOVERY], false);
 	r->worker_recovery_ms = t_rec < 0 ? -1 : worker_ms(r, w) - t_rec;
-	r->pages_4k_delta = (s64)(vm_stat(vm, &ph[PH_RECOVERY].after,
-					  "pages_4k") -
-				  vm_stat(vm, &ph[PH_RECOVERY].before,
-					  "pages_4k"));
-	r->pages_2m_delta = (s64)(vm_stat(vm, &ph[PH_RECOVERY].after,
-					  "pages_2m") -
-				  vm_stat(vm, &ph[PH_RECOVERY].before,
-					  "pages_2m"));
+	r->pages_4k_delta = delta(vm, &ph[PH_RECOVERY], false, "pages_4k");
+	r->pages_2m_delta = delta(vm, &ph[PH_RECOVERY], false, "pages_2m");
 
 	if (run_pass(vm, &ph[PH_REEXEC], 1))
 		return -1;
-	r->reexec_faults = vcpu_stat(vm, &ph[PH_REEXEC].after, "pf_fixed") -
-			   vcpu_stat(vm, &ph[PH_REEXEC].before, "pf_fixed");
+	r->reexec_faults = (u64)delta(vm, &ph[PH_REEXEC], true, "pf_fixed");
 
 	phase_begin(vm, &ph[PH_DISABLE], phase_names[PH_DISABLE]);
 	if (!vm->cfg->nx_no_log)
