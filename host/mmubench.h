@@ -149,6 +149,14 @@ void *vm_gpa_to_hva(struct vm *vm, u64 gpa);
 void vm_set_test_slot_flags(struct vm *vm, u32 idx, u32 flags);
 /* Wait until every running vCPU has adopted @epoch (or is idle). */
 int vm_wait_epoch(struct vm *vm, u64 epoch);
+
+/* Liveness: a vCPU is stuck when its heartbeat stops for --watchdog s. */
+struct vm_watch {
+	u64 beat[MMUB_MAX_VCPUS];
+	double seen[MMUB_MAX_VCPUS];
+};
+void vm_watch_init(struct vm *vm, struct vm_watch *w);
+int vm_watch_vcpu(struct vm *vm, struct vm_watch *w, u32 i, const char *what);
 /* -1 (after reporting why) if a vCPU has stopped for good. */
 int vm_check(struct vm *vm);
 

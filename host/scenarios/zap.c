@@ -71,24 +71,26 @@ static int invalidate(struct vm *vm, struct zap_result *z)
 static int settle(struct vm *vm)
 {
 	u64 start[MMUB_MAX_VCPUS];
-	double t0 = now_ms();
 	u32 n = vm->cfg->nr_vcpus, behind;
+	struct vm_watch w;
 
+	vm_watch_init(vm, &w);
 	for (u32 i = 0; i < n; i++)
 		start[i] = mmub_load_acquire(&vm->vcpus[i].mb->passes_done);
 	do {
 		if (vm_check(vm))
 			return -1;
-		if (now_ms() - t0 > vm->cfg->watchdog_s * 1e3) {
-			err_msg("watchdog: the vCPUs did not finish a pass in "
-				"%u s after the invalidations", vm->cfg->watchdog_s);
-			return -1;
-		}
 		usleep(1000);
 		behind = 0;
-		for (u32 i = 0; i < n; i++)
-			behind += mmub_load_acquire(&vm->vcpus[i].mb->passes_done)
-				  < start[i] + 2;
+		for (u32 i = 0; i < n; i++) {
+			if (mmub_load_acquire(&vm->vcpus[i].mb->passes_done) >=
+			    start[i] + 2)
+				continue;
+			behind++;
+			if (vm_watch_vcpu(vm, &w, i, "finishing a pass after "
+					  "the invalidations"))
+				return -1;
+		}
 	} while (behind);
 	return 0;
 }
