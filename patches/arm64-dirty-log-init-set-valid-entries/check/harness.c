@@ -1,6 +1,6 @@
 /*
  * Userspace check for the 6.1 port of "KVM/arm64: Only set bits of dirty
- * bitmap with valid translation entries".  extract.py copies the real 6.1
+ * bitmap with valid translation entries".  check/run.sh copies the real 6.1
  * stage-2 walker (kvm_pgtable_walk() and helpers from hyp/pgtable.c) and the
  * patched stage2_mark_range_dirty(), stage2_mark_dirty_walker() and
  * kvm_mmu_mark_dirty_memory_region() (arm64/kvm/mmu.c) into extracted.c; this

@@ -1,6 +1,6 @@
 /*
  * Userspace check for the 6.1 port of "KVM: x86/mmu: Zap empty TDP leaf page
- * tables".  extract.py copies the real code (struct tdp_iter, tdp_iter.c,
+ * tables".  check/run.sh copies the real code (struct tdp_iter, tdp_iter.c,
  * tdp_mmu_iter_cond_resched(), tdp_mmu_zap_completed_empty_leaf_pt() and
  * tdp_mmu_zap_leafs()) out of a patched kernel tree into extracted.c; this
  * file stubs the rest and runs tdp_mmu_zap_leafs() over random 4-level TDP
