@@ -5,12 +5,13 @@
 # and the caller's files, as a gzip'd newc cpio.
 #
 #   ci/nested/mkinitramfs.sh --arch x86_64|arm64 --out FILE.cpio.gz
-#                            [--file SRC[:DEST]]... [-- CMD [ARGS...]]
+#                            [--cpus LIST] [--file SRC[:DEST]]... [-- CMD [ARGS...]]
 #
 # DEST defaults to /root/BASENAME; /root is the command's cwd and is in its
 # PATH.  A directory SRC is copied whole.  Dynamically linked ELF files get
 # their shared libraries and loader copied along.  CMD is written, quoted,
-# to /cmd; without it /init runs an interactive shell.
+# to /cmd; without it /init runs an interactive shell.  With --cpus, the command
+# runs on those CPUs only (taskset -c LIST): see run.sh for why.
 #
 # /init talks to the host over the console with marker lines (see
 # run.sh): @@MMUBENCH:BOOTED@@, @@MMUBENCH:NOKVM@@, then the command's
@@ -23,19 +24,25 @@ cache=${MMUBENCH_CACHE:-$HOME/.cache/mmubench}
 arch=
 out=
 files=()
+cpus=
+
 cmd=()
 
 die() { echo "$prog: error: $*" >&2; exit 1; }
 
-usage() {
-	echo "usage: $prog --arch x86_64|arm64 --out FILE.cpio.gz [--file SRC[:DEST]]... [-- CMD [ARGS...]]" >&2
-	exit 2
+usage() { # [STATUS]: 0 for --help, on stdout
+	local fd=2
+	[[ ${1:-2} != 0 ]] || fd=1
+	echo "usage: $prog --arch x86_64|arm64 --out FILE.cpio.gz [--cpus LIST] [--file SRC[:DEST]]... [-- CMD [ARGS...]]" >&$fd
+	exit "${1:-2}"
 }
 
 while (($#)); do
 	case $1 in
 	--arch) arch=${2:?--arch needs a value}; shift 2 ;;
 	--out) out=${2:?--out needs a value}; shift 2 ;;
+	--cpus) cpus=${2:?--cpus needs a value}; shift 2 ;;
+	-h|--help) usage 0 ;;
 	--file) files+=("${2:?--file needs a value}"); shift 2 ;;
 	--) shift; cmd=("$@"); break ;;
 	*) usage ;;
@@ -155,6 +162,10 @@ if ((${#cmd[@]})); then
 		printf '\n'
 	} >"$root/cmd"
 fi
+if [[ $cpus ]]; then
+	[[ $cpus =~ ^[0-9,-]+$ ]] || die "--cpus $cpus: expected a CPU list such as 1-2"
+	echo "$cpus" >"$root/cpus"
+fi
 
 cat >"$root/init" <<'EOF'
 #!/bin/sh
@@ -195,7 +206,11 @@ if [ ! -f /cmd ]; then
 fi
 
 cd /root
-sh /cmd </dev/null >/run/stdout 2>/run/stderr
+pin=
+if [ -f /cpus ]; then
+	pin="taskset -c $(cat /cpus)"
+fi
+$pin sh /cmd </dev/null >/run/stdout 2>/run/stderr
 rc=$?
 echo "@@MMUBENCH:STDOUT@@"
 base64 </run/stdout

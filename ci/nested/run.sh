@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Run a command inside a self-built Linux 6.1 booted under QEMU TCG, where
-# /dev/kvm works (this machine has none): the nested way to test KVM.
+# /dev/kvm has the TDP MMU (x86_64) or stage 2 (arm64): the nested way to
+# test KVM and its patched kernels, on any machine.
 #
 #   ci/nested/run.sh [--arch x86_64|arm64] [--kernel IMAGE] [--series NAME]
 #                    [--smp N] [--mem SIZE] [--cpu MODEL] [--append ARGS]...
@@ -13,6 +14,8 @@
 # is ours.  Our own failures: 124 timeout, 125 the L1 kernel did not boot,
 # has no /dev/kvm, or died mid-run; 1 bad setup; 2 usage.  Without CMD the
 # guest's shell is on this terminal.  -v shows the console on stderr.
+# --smp N (2) is the command's CPUs; an x86_64 L1 has one more, CPU 0,
+# which the command never runs on (see below).
 set -euo pipefail
 
 prog=ci/nested/run.sh
@@ -25,10 +28,11 @@ cmd=()
 
 die() { echo "$prog: error: $1" >&2; exit "${2:-1}"; }
 
-usage() {
-	printf "usage: " >&2
-	sed -n '/^#   ci\/nested\/run.sh/,/CMD \[ARGS/s/^#   //p' "${BASH_SOURCE[0]}" >&2
-	exit 2
+usage() { # [STATUS]: 0 for --help, on stdout
+	local fd=2
+	[[ ${1:-2} != 0 ]] || fd=1
+	{ printf "usage: "; sed -n '/^#   ci\/nested\/run.sh/,/CMD \[ARGS/s/^#   //p' "${BASH_SOURCE[0]}"; } >&$fd
+	exit "${1:-2}"
 }
 
 while (($#)); do
@@ -44,6 +48,7 @@ while (($#)); do
 	--append) append+=" $2" ;;
 	--timeout) timeout=$2 ;;
 	--file) files+=(--file "$2") ;;
+	-h|--help) usage 0 ;;
 	-v|--verbose) verbose=1; shift; continue ;;
 	--) shift; cmd=("$@"); break ;;
 	*) usage ;;
@@ -53,9 +58,20 @@ done
 [[ $timeout =~ ^[0-9]+$ && $smp =~ ^[0-9]+$ ]] || die "--timeout and --smp take a number" 2
 
 # One host thread per vCPU (MTTCG): -smp 2 uses both cores.
+#
+# x86_64: QEMU's TCG clears IGNNE in the *first* CPU's hflags2 from
+# whichever vCPU thread restores x87 state (FXRSTOR, XRSTOR), with an
+# unlocked read-modify-write.  When that first CPU is entering or leaving
+# an L2 guest at the same moment, its nested-paging and GIF bits are
+# lost or brought back, and L1 and L2 state mix (ci/README.md, "Nested
+# QEMU failures", has the evidence).  So the command never runs on L1
+# CPU 0: it gets CPUs 1..N of an L1 with N + 1 CPUs, and CPU 0's hflags2
+# never changes, which makes the lost update harmless.
+qsmp=$smp cpus=
 case $arch in
 x86_64)
-	qemu=(qemu-system-x86_64 -accel 'tcg,thread=multi' -M pc) console=ttyS0 pkg=qemu-system-x86 ;;
+	qemu=(qemu-system-x86_64 -accel 'tcg,thread=multi' -M pc) console=ttyS0 pkg=qemu-system-x86
+	qsmp=$((smp + 1)) cpus=1-$smp ;;
 arm64)
 	qemu=(qemu-system-aarch64 -accel 'tcg,thread=multi'
 	      -M 'virt,virtualization=on,gic-version=3')
@@ -87,15 +103,18 @@ if [[ -z $kernel ]]; then
 fi
 [[ -f $kernel ]] || die "no kernel image at $kernel"
 
-if ! "$here/mkinitramfs.sh" --arch "$arch" --out "$tmp/initrd.cpio.gz" "${files[@]}" \
+if ! "$here/mkinitramfs.sh" --arch "$arch" --out "$tmp/initrd.cpio.gz" \
+		${cpus:+--cpus "$cpus"} "${files[@]}" \
 		${cmd[@]+-- "${cmd[@]}"} 2>"$tmp/mkinitramfs.err"; then
 	cat "$tmp/mkinitramfs.err" >&2
 	die "could not make the initramfs"
 fi
 
-qemu+=(-cpu "$cpu" -smp "$smp" -m "$mem" -nodefaults -display none -no-reboot
+# loglevel=2: the console stays quiet but for oopses and panics, which
+# then end L1 at once (oops=panic) and are shown by tail_log below.
+qemu+=(-cpu "$cpu" -smp "$qsmp" -m "$mem" -nodefaults -display none -no-reboot
        -kernel "$kernel" -initrd "$tmp/initrd.cpio.gz"
-       -append "console=$console rdinit=/init panic=-1 quiet loglevel=1$append")
+       -append "console=$console rdinit=/init panic=-1 oops=panic quiet loglevel=2$append")
 
 if ((${#cmd[@]} == 0)); then
 	# Interactive: the guest's shell on this terminal; Ctrl-A X quits.
@@ -134,6 +153,15 @@ tail_log() {
 if ((qrc == 124 || qrc == 137)); then
 	die "timed out after $timeout s ($([[ $booted ]] && echo 'L1 booted, command still running' || echo 'L1 kernel never reached /init')); -v shows the console" 124
 fi
+# QEMU itself killed by a signal: the emulator (or the host, e.g. its OOM
+# killer) failed, which nothing inside the guest can cause.  The one
+# failure the tests may retry, on exactly this marker (ci/README.md).
+if ((qrc > 128)); then
+	tail_log
+	echo "$prog: nested-infra: QEMU died of signal $((qrc - 128))" \
+		"($(kill -l $((qrc - 128)) 2>/dev/null || echo unknown)) after $secs s" >&2
+	exit 125
+fi
 if [[ -z $booted ]]; then
 	tail_log
 	die "the $arch L1 kernel did not boot (qemu exit $qrc, no /init marker on the console): $kernel" 125
@@ -145,7 +173,7 @@ fi
 exitmark=$(mark EXIT=)
 if [[ -z $exitmark ]]; then
 	tail_log
-	die "the L1 guest died while the command ran (no exit marker; panic or OOM?)" 125
+	die "the L1 guest died while the command ran (no exit marker: an oops or panic, shown above, or a reset after a triple fault; qemu exit $qrc)" 125
 fi
 
 # Only base64 lines between the markers: a stray kernel line cannot leak in.
