@@ -20,21 +20,25 @@
 #   A.json B.json                   each side's runs in one document
 #   compare.txt compare.json        "mmubench compare A.json B.json"
 #   time.txt                        where the time went
+#   runs/SIDE-I.log.failed          a run redone once (ci/retry.sh)
 # --series original is an A/A run: the noise floor of the setup.
 set -euo pipefail
 
 prog=ci/ab.sh
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=retry.sh
+source "$here/retry.sh"
 repo=$(cd "$here/.." && pwd)
 host_arch=$(uname -m | sed -e 's/aarch64/arm64/')
 arch=$host_arch series='' repeat=5 out='' bin='' guest=''
 run_opts=() compare_opts=() dashdash=0
 
 die() { echo "$prog: error: $1" >&2; exit "${2:-1}"; }
-usage() {
-	echo "usage:" >&2
-	sed -n '/^#   ci\/ab.sh/,/SCENARIO OPTIONS/s/^#//p' "${BASH_SOURCE[0]}" >&2
-	exit 2
+usage() { # [STATUS]: 0 for --help (stdout), 2 for bad usage (stderr)
+	local fd=2
+	[[ ${1:-2} != 0 ]] || fd=1
+	{ echo "usage:"; sed -n '/^#   ci\/ab.sh/,/SCENARIO OPTIONS/s/^#//p' "${BASH_SOURCE[0]}"; } >&$fd
+	exit "${1:-2}"
 }
 
 while (($#)); do
@@ -57,7 +61,7 @@ while (($#)); do
 	--mmubench) bin=$2 ;;
 	--guest) guest=$2 ;;
 	--) shift; dashdash=1; break ;;
-	-h|--help) usage ;;
+	-h|--help) usage 0 ;;
 	*) echo "$prog: error: unknown option '$1'" >&2; usage ;;
 	esac
 	shift 2
@@ -147,18 +151,29 @@ kernel() { # SERIES
 kernel original
 [[ $series == original ]] || kernel "$series"
 
-# One boot per run; A is always the original kernel.
+# One boot per run; A is always the original kernel.  A run that failed
+# for the nested setup's own reason (ci/retry.sh) is redone once, and
+# said so; any other failure ends the experiment.
+redone=()
 one_run() { # SIDE INDEX
-	local side=$1 i=$2 name=original log rc=0 t0=$EPOCHREALTIME
+	local side=$1 i=$2 name=original log rc why try t0=$EPOCHREALTIME
 	[[ $side == A ]] || name=$series
 	log=$out/runs/$side-$i.log
-	clock "runs $side" "$repo/ci/kvm-exec.sh" --arch "$arch" \
-		--series "$name" "${run_opts[@]}" "$bin" "$guest" \
-		"${scenario[@]}" --json "$out/runs/$side-$i.json" >"$log" 2>&1 || rc=$?
-	if ((rc)) || [[ ! -s $out/runs/$side-$i.json ]]; then
+	for try in 1 2; do
+		rc=0
+		clock "runs $side" "$repo/ci/kvm-exec.sh" --arch "$arch" \
+			--series "$name" "${run_opts[@]}" "$bin" "$guest" \
+			"${scenario[@]}" --json "$out/runs/$side-$i.json" >"$log" 2>&1 || rc=$?
+		((rc)) || [[ ! -s $out/runs/$side-$i.json ]] || break
 		tail -n 15 "$log" >&2
+		if ((try == 1)) && why=$(nested_infra_failure "$log"); then
+			mv "$log" "$log.failed"
+			redone+=("$side-$i: $why")
+			echo "$prog: run $side $i/$repeat ($name): redone once: nested-infra: $why" >&2
+			continue
+		fi
 		die "run $side $i/$repeat ($name) failed (exit $rc); see $log"
-	fi
+	done
 	printf '%s: run %s %d/%d (%s): %.1f s\n' "$prog" "$side" "$i" "$repeat" \
 		"$name" "$(echo "$EPOCHREALTIME - $t0" | bc)" >&2
 }
@@ -195,4 +210,6 @@ cat "$out/compare.txt"
 	done
 	printf '  %-40s %8.1f\n' total "$(echo "$EPOCHREALTIME - $t_all" | bc)"
 	echo "every run's JSON and output: $out/runs/"
+	echo "runs redone for the nested setup's own failures: ${#redone[@]}"
+	[[ ${#redone[@]} == 0 ]] || printf '  %s\n' "${redone[@]}"
 } | tee "$out/time.txt"

@@ -25,9 +25,16 @@ nested=()
 script=
 
 die() { echo "$prog: error: $*" >&2; exit 2; }
+usage() { # STATUS: 0 for --help, on stdout
+	local fd=2
+	[[ $1 != 0 ]] || fd=1
+	{ echo "usage:"; sed -n '/^#   ci\/kvm-exec.sh/,/SCENARIO OPTIONS/s/^#   /  /p' "${BASH_SOURCE[0]}"; } >&$fd
+	exit "$1"
+}
 
 while (($#)); do
 	case $1 in
+	-h|--help) usage 0 ;;
 	--arch) arch=${2:?--arch needs a value}; shift 2 ;;
 	--smp|--mem|--cpu|--append|--timeout|--series)
 		nested+=("$1" "${2:?$1 needs a value}"); shift 2 ;;
@@ -35,7 +42,7 @@ while (($#)); do
 	*) break ;;
 	esac
 done
-(($# >= 2)) || die "usage: $prog [--arch A] MMUBENCH GUEST [ARGS...]"
+(($# >= 2)) || usage 2
 bin=$1 guest=$2
 shift 2
 [[ -x $bin ]] || die "$bin: no mmubench binary (run make)"
@@ -64,9 +71,17 @@ fi
 if [[ $script ]]; then
 	[[ -z $json ]] || die "--json does not mix with --sh"
 	if [[ $mode == direct ]]; then
+		# A private working directory, as /root is in the nested
+		# kernel: scripts write their files there, never to fixed
+		# paths that two checkouts testing at once would share.
+		bin=$(realpath "$bin") guest=$(realpath "$guest")
+		work=$(mktemp -d "${TMPDIR:-/tmp}/mmub-sh.XXXXXX")
+		trap 'rm -rf "$work"' EXIT
 		export MMUB_BIN=$bin MMUB_GUEST=$guest
-		exec sh -c 'mmubench() { "$MMUB_BIN" "$@" --guest "$MMUB_GUEST"; }
-'"$script"
+		rc=0
+		(cd "$work" && sh -c 'mmubench() { "$MMUB_BIN" "$@" --guest "$MMUB_GUEST"; }
+'"$script") || rc=$?
+		exit "$rc"
 	fi
 	[[ $mode == nested ]] || die "MMUBENCH_KVM=$mode: accepted: direct, nested, auto"
 	exec "$here/nested/run.sh" --arch "$arch" "${nested[@]}" \

@@ -163,6 +163,11 @@ int cmd_merge(int argc, char **argv)
 	char *buf = NULL;
 	FILE *f;
 
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		puts("usage: mmubench merge OUT.json IN.json...\n"
+		     "  every run of the IN documents (one scenario, one config) in one OUT");
+		exit(0);
+	}
 	if (argc < 3 || argv[1][0] == '-')
 		die("usage: mmubench merge OUT.json IN.json...");
 	m->out = argv[1];

@@ -2,27 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 # The arm64 port, on any build machine: the guest image's protocol note,
 # standalone runs under QEMU TCG (-M virt -kernel), SMP included, and the
-# arm64 harness on KVM inside the nested arm64 kernel when that kernel is
-# already built.  Guest and harness are built here (make ARCH=arm64).
+# arm64 harness on KVM inside the nested arm64 kernel (or this arm64
+# machine's /dev/kvm).  test/run.sh builds guest and harness.
 load helpers
-
-A64_GUEST=${A64_GUEST:-$O/arm64/guest.elf}
-A64_MMUBENCH=${A64_MMUBENCH:-$O/arm64/mmubench}
-A64_KERNEL=${MMUBENCH_CACHE:-$HOME/.cache/mmubench}/kernel/trees/original-arm64/build/arch/arm64/boot/Image
-
-setup_file() {
-	command -v qemu-system-aarch64 >/dev/null || return 0
-	make -s -C "$ROOT" O="$O" ARCH=arm64 guest \
-		>"$BATS_FILE_TMPDIR/build.log" 2>&1 || true
-	make -s -C "$ROOT" O="$O" ARCH=arm64 host \
-		>"$BATS_FILE_TMPDIR/host.log" 2>&1 || true
-}
 
 setup() {
 	command -v qemu-system-aarch64 >/dev/null ||
-		skip "qemu-system-aarch64 missing (apt-get install qemu-system-arm)"
+		fail "qemu-system-aarch64 missing (apt-get install qemu-system-arm, make deps)"
 	[[ -f $A64_GUEST ]] ||
-		fail "make ARCH=arm64 guest failed: $(tail -n 5 "$BATS_FILE_TMPDIR/build.log")"
+		fail "no arm64 guest (test/run.sh builds it: make ARCH=arm64 guest)"
 }
 
 qemu_a64() { # SMP APPEND [QEMU OPTIONS...]
@@ -92,18 +80,15 @@ qemu_a64() { # SMP APPEND [QEMU OPTIONS...]
 }
 
 @test "arm64: the arm64 harness runs the guest on KVM (here or nested)" {
-	local mode=nested
-	if [[ $(uname -m) == aarch64 && -r /dev/kvm && -w /dev/kvm ]]; then
-		mode=direct
-	elif [[ ! -f $A64_KERNEL ]]; then
-		skip "no /dev/kvm on arm64 here, and the nested arm64 kernel is not built (make kernel ARCH=arm64, about 30 min)"
+	if [[ $(uname -m) != aarch64 ]]; then
+		require_series original arm64
+		[[ -x $A64_MMUBENCH ]] ||
+			fail "no arm64 harness (test/run.sh builds it: make ARCH=arm64 host)"
 	fi
-	[[ -x $A64_MMUBENCH ]] ||
-		fail "make ARCH=arm64 host failed: $(tail -n 5 "$BATS_FILE_TMPDIR/host.log")"
-	MMUBENCH_KVM=$mode run "$ROOT/ci/kvm-exec.sh" --arch arm64 --sh '
+	mmub --arch arm64 --sh '
 		mmubench touch -v 2 -b 4m -i 1; echo "touch rc=$?"
 		mmubench touch -v 1 -b 4m --debug-action fault; echo "fault rc=$?"
-	' "$A64_MMUBENCH" "$A64_GUEST"
+	'
 	assert_success
 	assert_line --regexp "^  iter1 +1 +1024 "
 	assert_line "touch rc=0"

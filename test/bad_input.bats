@@ -61,3 +61,18 @@ bad() { # EXPECTED-TEXT ARGS...
 		assert_output --partial "  $o "
 	done
 }
+
+@test "every --help prints its usage on stdout and exits 0" {
+	local c s
+	for c in touch dirty-log zap nx-recovery bench compare merge ab; do
+		run --separate-stderr "$MMUBENCH" "$c" --help
+		assert_success
+		[[ -n $output && -z $stderr ]] || fail "mmubench $c --help: stdout '${output:0:80}', stderr '$stderr'"
+	done
+	for s in ci/ab.sh ci/kvm-exec.sh ci/nightly ci/kernel/build.sh ci/nested/run.sh \
+		 ci/nested/mkinitramfs.sh ci/nested/selftest.sh guest/efi/run-efi.sh; do
+		run --separate-stderr "$ROOT/$s" --help
+		assert_success
+		[[ $output == *usage* && -z $stderr ]] || fail "$s --help: stdout '${output:0:80}', stderr '$stderr'"
+	done
+}

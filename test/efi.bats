@@ -18,22 +18,22 @@ setup_file() {
 	done
 }
 
-# need ARCH: the image built, else fail; firmware and QEMU, else skip.
+# need ARCH: the image built, firmware and QEMU (make deps), else fail.
 need() {
 	local efi=$O/$1/guest.efi
 	[[ -f $efi ]] ||
 		fail "make ARCH=$1 efi failed: $(tail -n 5 "$BATS_FILE_TMPDIR/build-$1.log")"
 	case $1 in
 	x86_64)
-		[[ -f $OVMF ]] || skip "no OVMF firmware ($OVMF): apt-get install ovmf"
+		[[ -f $OVMF ]] || fail "no OVMF firmware ($OVMF): apt-get install ovmf (make deps)"
 		command -v qemu-system-x86_64 >/dev/null ||
-			skip "qemu-system-x86_64 missing (apt-get install qemu-system-x86)"
+			fail "qemu-system-x86_64 missing (apt-get install qemu-system-x86, make deps)"
 		;;
 	arm64)
 		[[ -f $AAVMF ]] ||
-			skip "no arm64 UEFI firmware ($AAVMF): apt-get install qemu-efi-aarch64"
+			fail "no arm64 UEFI firmware ($AAVMF): apt-get install qemu-efi-aarch64 (make deps)"
 		command -v qemu-system-aarch64 >/dev/null ||
-			skip "qemu-system-aarch64 missing (apt-get install qemu-system-arm)"
+			fail "qemu-system-aarch64 missing (apt-get install qemu-system-arm, make deps)"
 		;;
 	esac
 }

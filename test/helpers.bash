@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-# Shared by every bats file: paths, the KVM runner, and skip rules.
+# Shared by every bats file: paths, where KVM runs, the JSON assertions
+# and the one retry rule.
+bats_require_minimum_version 1.5.0
 bats_load_library bats-support
 bats_load_library bats-assert
 bats_load_library bats-file
@@ -10,96 +12,202 @@ ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 # The tests use the ASan/UBSan build of the harness.
 : "${MMUBENCH:=$O/san/mmubench}"
 : "${GUEST:=$O/$ARCH/guest.elf}"
-export MMUBENCH_KVM=${MMUB_KVM_MODE:-auto}
+# The arm64 harness is static and unsanitized: it runs in the nested
+# arm64 kernel, where an ASan binary takes half a minute to start.
+: "${A64_MMUBENCH:=$O/arm64/mmubench}"
+: "${A64_GUEST:=$O/arm64/guest.elf}"
+CACHE=${MMUBENCH_CACHE:-$HOME/.cache/mmubench}
 
-# test/run.sh decides once whether KVM is reachable (here, or in the
-# nested kernel) and says why not; a test that needs it skips with that.
+# ---- where KVM runs --------------------------------------------------
+#
+# test/run.sh decides once, before any test:
+#   MMUB_DIRECT  "1" when this machine's /dev/kvm runs the guest, else why not
+#   MMUB_NESTED  "1" when the nested kernels are built, else why not
+# Both can be true: then the tests that need only "a KVM" run directly,
+# and the tests of the TDP MMU and of the series always run nested, so
+# that every machine of this kind tests the same kernels.  A file run
+# alone with bats decides here, the same way.
+if [[ -z ${MMUB_DIRECT:-} ]]; then
+	if [[ $(uname -m | sed -e 's/aarch64/arm64/') == "$ARCH" && -r /dev/kvm && -w /dev/kvm ]]; then
+		MMUB_DIRECT=1
+	else
+		MMUB_DIRECT="no usable /dev/kvm for $ARCH here"
+	fi
+fi
+if [[ -z ${MMUB_NESTED:-} ]]; then
+	if [[ -f $CACHE/kernel/trees/original-x86_64/build/arch/x86/boot/bzImage ]]; then
+		MMUB_NESTED=1
+	else
+		MMUB_NESTED="the nested kernel is not built (make kernel)"
+	fi
+fi
+
+# require_kvm: some KVM, here or nested.  Its absence is a failure: a
+# suite that skips every KVM test proves nothing.
 require_kvm() {
-	case ${MMUB_KVM_MODE:-} in
-	direct|nested) ;;
-	*) skip "${MMUB_KVM_WHY:-no /dev/kvm here and no nested kernel (make kernel)}" ;;
-	esac
+	[[ $MMUB_DIRECT == 1 || $MMUB_NESTED == 1 ]] ||
+		fail "no KVM for the test: $MMUB_DIRECT; $MMUB_NESTED"
 }
 
-# Under QEMU TCG the nested L2 guest has been seen to triple-fault or
-# stall (stale nested-paging translations; see README), most in the dirty
-# ring modes: a fresh-clone CI run saw one run fail three boots in a row.
-# Those symptoms, and only in nested mode, earn up to NESTED_RETRIES
-# retries, each said on the output.
-# The L1 kernel itself has also been seen to die once (no panic on its
-# console); a real panic of a patched kernel would repeat on the retry.
-NESTED_FLAKES='triple fault|did not reach epoch|made no progress|the L1 guest died while the command ran'
-NESTED_RETRIES=4
-
-# The symptom that failed this try; "FLAKE:" lines are mmubench_retry's
-# own retries inside the boot, which already succeeded or failed below.
-flake_line() {
-	grep -v '^FLAKE: ' <<<"$output" | grep -m1 -E "$NESTED_FLAKES"
+# require_nested: the nested kernels (TDP MMU, stage 2, the series).
+require_nested() {
+	[[ $MMUB_NESTED == 1 ]] || fail "nested KVM unavailable: $MMUB_NESTED"
 }
 
-nested_flake() {
-	[[ $MMUBENCH_KVM == nested ]] && flake_line >/dev/null
+# kvm_mode: where "some KVM" runs: direct when it can, else nested.
+kvm_mode() {
+	if [[ $MMUB_DIRECT == 1 ]]; then echo direct; else echo nested; fi
 }
 
-retry_note() {
-	echo "# retried: nested QEMU failure: $(flake_line)" >&3
+# The kernel image ci/kernel/build.sh makes for a series.
+series_image() { # SERIES [ARCH]
+	local a=${2:-$ARCH} img=arch/x86/boot/bzImage
+	[[ $a == arm64 ]] && img=arch/arm64/boot/Image
+	echo "$CACHE/kernel/trees/$1-$a/build/$img"
 }
 
-# In an mmub_sh script: "mmubench_retry ARGS..." runs mmubench, and again
-# (at most twice more, in the same boot) if it failed with a nested-QEMU
-# symptom, printing "FLAKE: <symptom>" for each retry; the output of the
-# last try is in /tmp/o, its status is returned.
-MMUB_RETRY_FN='
-mmubench_retry() {
-	for try in 1 2 3; do
-		mmubench "$@" >/tmp/o 2>&1
-		rc=$?
-		[ $rc = 0 ] && return 0
-		[ $try = 3 ] && return $rc
-		grep -qE "'"$NESTED_FLAKES"'" /tmp/o || return $rc
-		echo "FLAKE: $(grep -m1 -E "'"$NESTED_FLAKES"'" /tmp/o)"
-	done
-}
-'
-
-# Announce the in-boot retries of mmubench_retry on the test's output.
-flake_notes() {
-	grep '^FLAKE: ' <<<"$output" | sed -e 's/^FLAKE: /# retried: nested QEMU failure: /' >&3 || true
+# require_series SERIES [ARCH]: its kernel is built (test/kernels.bats
+# builds every series first; a series that does not build fails there).
+require_series() {
+	require_nested
+	[[ -f $(series_image "$@") ]] ||
+		fail "the ${2:-$ARCH} kernel of series $1 is not built (test/kernels.bats failed?)"
 }
 
-# mmub SCENARIO [OPTIONS...]: mmubench on KVM, through bats' run.
+# ---- running mmubench on KVM -----------------------------------------
+#
+# mmub [--nested] [--arch A] [--series S] [--append KARGS] [--mem SIZE]
+#      [--sh SCRIPT | SCENARIO OPTIONS...]
+#
+# Through bats' run: $status and $output.  Without --nested it runs
+# where kvm_mode says; --series, --append and --mem imply --nested.
+# With --sh, SCRIPT (POSIX sh) runs with a function "mmubench", several
+# runs in one boot.  A run that failed with a signature proven to be the
+# nested setup (nested_infra_failure, below) is run again, at most
+# NESTED_RETRIES times, and each retry is announced on its own line
+# ("# retried: ..."), which test/run.sh counts.  Never in direct mode.
+NESTED_RETRIES=1
+: "${KVM_EXEC:=$ROOT/ci/kvm-exec.sh}"
+
 mmub() {
-	local try
+	local mode arch=$ARCH bin=$MMUBENCH guest=$GUEST try why
+	local kvm=() args=()
 
-	run "$ROOT/ci/kvm-exec.sh" --arch "$ARCH" "$MMUBENCH" "$GUEST" "$@"
-	for ((try = 0; try < NESTED_RETRIES; try++)); do
-		nested_flake && [[ " $* " != *" --debug-action hang "* ]] || break
-		retry_note
-		run "$ROOT/ci/kvm-exec.sh" --arch "$ARCH" "$MMUBENCH" "$GUEST" "$@"
+	mode=$(kvm_mode)
+	while (($#)); do
+		case $1 in
+		--nested) mode=nested; shift ;;
+		--arch) arch=$2; shift 2 ;;
+		--series|--append|--mem) mode=nested kvm+=("$1" "$2"); shift 2 ;;
+		--sh) kvm+=(--sh "$2"); shift 2 ;;
+		*) break ;;
+		esac
+	done
+	args=("$@")
+	if [[ $arch == arm64 && $(uname -m) != aarch64 ]]; then
+		mode=nested bin=$A64_MMUBENCH guest=$A64_GUEST
+	fi
+	[[ $mode == direct ]] || require_nested
+	for ((try = 0; ; try++)); do
+		MMUBENCH_KVM=$mode run "$KVM_EXEC" --arch "$arch" \
+			"${kvm[@]}" "$bin" "$guest" "${args[@]}"
+		((status != 0)) && [[ $mode == nested ]] && ((try < NESTED_RETRIES)) ||
+			break
+		why=$(nested_infra_failure <<<"$output") || break
+		echo "# retried: nested-infra: $why" >&3
 	done
 }
 
-# mmub_sh SCRIPT: several runs in one boot; "mmubench" is a function.
-mmub_sh() {
-	local try
+# ---- the retry rule ------------------------------------------------------
+#
+# ci/retry.sh: only the failure that ci/README.md ("Nested QEMU failures")
+# attributes to the nested setup, on the marker line ci/nested/run.sh
+# prints for exactly it, and never with an error of mmubench's own.
+# shellcheck source=../ci/retry.sh
+source "$ROOT/ci/retry.sh"
 
-	run "$ROOT/ci/kvm-exec.sh" --arch "$ARCH" --sh "$1" "$MMUBENCH" "$GUEST"
-	for ((try = 0; try < NESTED_RETRIES; try++)); do
-		nested_flake || break
-		retry_note
-		run "$ROOT/ci/kvm-exec.sh" --arch "$ARCH" --sh "$1" "$MMUBENCH" "$GUEST"
-	done
+# ---- JSON assertions -----------------------------------------------------
+#
+# Each reads a file, or standard input for "-", and fails on a missing
+# or empty document: a check that passes on no input checks nothing.
+
+_json_doc() { # FILE|-
+	local doc
+	if [[ $1 == - ]]; then
+		doc=$(cat)
+	else
+		[[ -s $1 ]] || { echo "JSON document $1 is missing or empty" >&2; return 1; }
+		doc=$(<"$1")
+	fi
+	[[ -n ${doc//[[:space:]]/} ]] || { echo "empty JSON input" >&2; return 1; }
+	jq -e . >/dev/null 2>&1 <<<"$doc" || { echo "not JSON: ${doc:0:200}" >&2; return 1; }
+	printf '%s' "$doc"
+}
+
+# assert_json FILE|- EXPR [JQ OPTIONS...]: EXPR is exactly true.
+assert_json() {
+	local src=$1 expr=$2 doc got
+	shift 2
+	doc=$(_json_doc "$src" 2>&1) || fail "assert_json '$expr': $doc" || return
+	got=$(jq "$@" "$expr" <<<"$doc" 2>&1) ||
+		fail "assert_json: jq failed on '$expr': $got" || return
+	[[ $got == true ]] ||
+		fail "assert_json: '$expr' is ${got:-nothing}, not true, in: ${doc:0:600}" || return
+}
+
+# json_val FILE|- EXPR [JQ OPTIONS...]: print the value; a missing, null
+# or empty value fails.
+json_val() {
+	local src=$1 expr=$2 doc got
+	shift 2
+	doc=$(_json_doc "$src" 2>&1) || fail "json_val '$expr': $doc" || return
+	got=$(jq -r "$@" "$expr" <<<"$doc" 2>&1) ||
+		fail "json_val: jq failed on '$expr': $got" || return
+	[[ -n $got && $got != null ]] ||
+		fail "json_val: '$expr' is ${got:-missing} in: ${doc:0:600}" || return
+	printf '%s\n' "$got"
+}
+
+# assert_json_eq FILE|- EXPR VALUE [JQ OPTIONS...]
+assert_json_eq() {
+	local src=$1 expr=$2 want=$3 got
+	shift 3
+	got=$(json_val "$src" "$expr" "$@") || return
+	[[ $got == "$want" ]] ||
+		fail "assert_json_eq: '$expr' is $got, expected $want" || return
 }
 
 # The change of a VM or vCPU stat in a phase of the first run.
 json_stat() { # FILE PHASE vm|vcpu NAME
-	jq -e --arg p "$2" --arg k "$3_stats" --arg n "$4" \
-		'.results.runs[0].phases[] | select(.name == $p) | .[$k][$n]' "$1"
+	json_val "$1" '.results.runs[0].phases[] | select(.name == $p) | .[$k][$n]' \
+		--arg p "$2" --arg k "$3_stats" --arg n "$4"
 }
 
-# The kernel image ci/kernel/build.sh makes for a series (may not exist).
-series_image() { # SERIES [ARCH]
-	local a=${2:-$ARCH} img=arch/x86/boot/bzImage
-	[[ $a == arm64 ]] && img=arch/arm64/boot/Image
-	echo "${MMUBENCH_CACHE:-$HOME/.cache/mmubench}/kernel/trees/$1-$a/build/$img"
+# result_json TAG: the document a --sh script printed as "JSON TAG {...}".
+# Every script prints such lines only for a run that exited 0.
+result_json() {
+	local line
+	line=$(grep -m1 "^JSON $1 " <<<"$output") ||
+		fail "no JSON line for $1 in the output (the run failed?)" || return
+	printf '%s\n' "${line#JSON "$1" }"
 }
+
+# For --sh scripts: "one TAG ARGS..." runs mmubench with --json TAG.json
+# in the script's working directory and prints "RESULT TAG rc=N", then
+# "JSON TAG {document}" on success or mmubench's error lines, so that
+# each figure a test checks is tied to its run.
+ONE_SH='
+one() {
+	tag=$1
+	shift
+	mmubench "$@" --json "$tag.json" >"$tag.out" 2>&1
+	rc=$?
+	echo "RESULT $tag rc=$rc"
+	if [ $rc = 0 ] && [ -s "$tag.json" ]; then
+		echo "JSON $tag $(tr -d "\n" <"$tag.json")"
+	else
+		grep "^mmubench" "$tag.out"
+	fi
+	return $rc
+}
+'

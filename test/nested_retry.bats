@@ -1,31 +1,85 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
-# The retry policy for nested-QEMU failures (helpers.bash): only the
-# listed symptoms are retried, and only in nested mode; the in-boot
-# retries that mmubench_retry already made do not count again.
+# The retry rule (ci/retry.sh, used by test/helpers.bash's mmub and by
+# ci/ab.sh): only ci/nested/run.sh's marker for a failure of the nested
+# setup itself is retried, once, announced; never in direct mode, never
+# with an error of mmubench's own in the output.  A fake kvm-exec plays
+# the runs back.
 load helpers
 
-@test "a nested-QEMU symptom earns a retry, in nested mode only" {
-	output='mmubench: vCPU 1: guest shut down (triple fault: an exception before its IDT was loaded)'
-	MMUBENCH_KVM=nested nested_flake
-	if MMUBENCH_KVM=direct nested_flake; then
-		fail "retried outside nested mode"
-	fi
+MARKER='ci/nested/run.sh: nested-infra: QEMU died of signal 11 (SEGV) after 12.3 s'
+
+setup() {
+	FAKE=$BATS_TEST_TMPDIR/fake
+	mkdir -p "$FAKE"
+	echo 0 >"$FAKE/n"
+	cat >"$FAKE/kvm-exec" <<'SH'
+#!/bin/bash
+# Replays the runs queued with "queue RC OUTPUT", one per call.
+d=$(dirname "$0")
+n=$(($(<"$d/n") + 1))
+echo "$n" >"$d/n"
+cat "$d/out.$n"
+exit "$(<"$d/rc.$n")"
+SH
+	chmod +x "$FAKE/kvm-exec"
+	export KVM_EXEC=$FAKE/kvm-exec MMUB_NESTED=1
 }
 
-@test "any other failure, such as a missed dirty page, is never retried" {
-	output='mmubench: --verify: 1 page missed, first slot 1 gfn 0x12'
-	if MMUBENCH_KVM=nested nested_flake; then
-		fail "a lost page was taken for a flake"
-	fi
+queue() { # RC OUTPUT: the next run's status and output
+	local n=$(($(ls "$FAKE" | grep -c '^rc\.') + 1))
+	echo "$1" >"$FAKE/rc.$n"
+	printf '%s\n' "$2" >"$FAKE/out.$n"
 }
 
-@test "mmubench_retry's own FLAKE lines do not trigger a boot retry" {
-	output=$'FLAKE: mmubench: vCPU 0: guest shut down (triple fault: x)\nRESULT mode=get rc=0'
-	if MMUBENCH_KVM=nested nested_flake; then
-		fail "an in-boot retry that succeeded was retried again"
-	fi
-	output=$'FLAKE: mmubench: vCPU 0: guest shut down (triple fault: x)\nmmubench: watchdog: a vCPU did not reach epoch 3 in 30 s'
-	MMUBENCH_KVM=nested nested_flake
-	assert_equal "$(flake_line)" "mmubench: watchdog: a vCPU did not reach epoch 3 in 30 s"
+calls() { cat "$FAKE/n"; }
+
+@test "retry rule: the runner's marker alone earns one announced retry, in nested mode" {
+	queue 125 "$MARKER"
+	queue 0 "run 2 ok"
+	mmub --nested touch -b 4m 3>"$FAKE/fd3"
+	assert_success
+	assert_output "run 2 ok"
+	assert_equal "$(calls)" 2
+	assert_equal "$(cat "$FAKE/fd3")" "# retried: nested-infra: QEMU died of signal 11 (SEGV) after 12.3 s"
+}
+
+@test "retry rule: at most once; the second failure stands" {
+	queue 125 "$MARKER"
+	queue 125 "$MARKER"
+	queue 0 "never reached"
+	mmub --nested touch -b 4m 3>/dev/null
+	assert_equal "$status" 125
+	assert_equal "$(calls)" 2
+}
+
+@test "retry rule: never in direct mode" {
+	queue 125 "$MARKER"
+	queue 0 "never reached"
+	MMUB_DIRECT=1 mmub touch -b 4m 3>/dev/null
+	assert_equal "$status" 125
+	assert_equal "$(calls)" 1
+}
+
+@test "retry rule: never with an error of mmubench's own (a missed page, a watchdog)" {
+	queue 1 "$MARKER"$'\n'"mmubench: --verify: 1 page missed, first slot 1 gfn 0x12"
+	queue 0 "never reached"
+	mmub --nested dirty-log --verify 3>/dev/null
+	assert_equal "$status" 1
+	assert_equal "$(calls)" 1
+	run nested_infra_failure <<<"mmubench: watchdog: vCPU 0 made no progress for 30 s (state busy, --watchdog 30) while running a command: RIP=0xffffffff8130182c"
+	assert_failure
+}
+
+@test "retry rule: symptoms named anywhere in the output are not the marker" {
+	queue 1 "mmubench: vCPU 0: guest shut down (triple fault: an exception before its IDT was loaded)"
+	queue 0 "never reached"
+	mmub --nested touch -b 4m 3>/dev/null
+	assert_equal "$status" 1
+	assert_equal "$(calls)" 1
+	run nested_infra_failure <<<"the L1 guest died; see nested-infra: QEMU died of signal 11"
+	assert_failure
+	run nested_infra_failure <<<"$MARKER"
+	assert_success
+	assert_output "QEMU died of signal 11 (SEGV) after 12.3 s"
 }

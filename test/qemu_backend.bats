@@ -5,7 +5,7 @@
 load helpers
 
 setup() {
-	command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing: apt-get install qemu-system-x86"
+	command -v qemu-system-x86_64 >/dev/null || fail "qemu-system-x86_64 missing: apt-get install qemu-system-x86 (make deps)"
 }
 
 @test "x86_64 guest under QEMU with 2 vCPUs: every pass in the table and in JSON" {
@@ -33,10 +33,9 @@ setup() {
 }
 
 @test "arm64 guest under QEMU with 2 vCPUs, from any host" {
-	command -v qemu-system-aarch64 >/dev/null || skip "qemu-system-aarch64 missing: apt-get install qemu-system-arm"
-	[[ -f $O/arm64/guest.elf ]] || make -s -C "$ROOT" ARCH=arm64 guest >/dev/null 2>&1 ||
-		skip "the arm64 guest does not build here"
-	run "$MMUBENCH" touch --backend qemu -v 2 -b 8m -i 1 --fraction 0.5 --guest "$O/arm64/guest.elf"
+	command -v qemu-system-aarch64 >/dev/null || fail "qemu-system-aarch64 missing: apt-get install qemu-system-arm (make deps)"
+	[[ -f $A64_GUEST ]] || fail "no arm64 guest (test/run.sh builds it: make ARCH=arm64 guest)"
+	run "$MMUBENCH" touch --backend qemu -v 2 -b 8m -i 1 --fraction 0.5 --guest "$A64_GUEST"
 	assert_success
 	assert_line --regexp "^  populate +0 +1024 "
 	assert_line --regexp "^  populate +1 +1024 "

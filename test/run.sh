@@ -1,93 +1,137 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The test command: build what the tests use (the host with ASan/UBSan),
-# find KVM (here, or the nested kernel under QEMU), run every bats file,
-# print where the time went, and end with "N passed, N failed".
+# The test command: build what the tests use (the host with ASan/UBSan,
+# both arches' guests, the arm64 harness), decide where KVM runs (this
+# machine's /dev/kvm, and always the nested kernels, which
+# test/kernels.bats builds first), run every bats file, print where the
+# time went, and end with "N passed, N failed, N skipped".
 #
 #   test/run.sh [FILE.bats...]
+#
+# Counted as failed: a test that fails or times out (BATS_TEST_TIMEOUT,
+# 900 s unless a file sets its own), a test of a file's plan that never
+# reported, a file that exits non-zero without a failing test, and a
+# suite with more than MMUB_MAX_RETRIES announced retries.  JUnit XML
+# for CI engines goes to build/test-results/.
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cd "$root"
+cd "$root" || exit 1
 : "${ARCH:=$(uname -m | sed -e 's/aarch64/arm64/')}"
-export ARCH
+: "${MMUB_MAX_RETRIES:=3}"
+: "${BATS_TEST_TIMEOUT:=900}"
+export ARCH BATS_TEST_TIMEOUT
+results=$root/build/test-results
+logs=$(mktemp -d "${TMPDIR:-/tmp}/mmub-test.XXXXXX")
+trap 'rm -rf "$logs"' EXIT
 declare -A took
+order=()
 clock() { date +%s.%N; }
 since() { echo "$(clock) - $1" | bc; }
+note_time() { # NAME START
+	[[ -n ${took[$1]+x} ]] || order+=("$1")
+	took[$1]=$(since "$2")
+}
+pass=0 fail=0 skip=0 retries=0
 
 t=$(clock)
-if ! make -s -j"$(nproc)" all unit SANITIZE=1 >/tmp/mmub-test-build.log 2>&1; then
-	tail -n 30 /tmp/mmub-test-build.log
-	echo "0 passed, 1 failed"
+build() {
+	make -s -j"$(nproc)" all unit SANITIZE=1 &&
+	make -s -j"$(nproc)" all &&
+	make -s -j"$(nproc)" ARCH=arm64 guest host
+}
+if ! build >"$logs/build.log" 2>&1; then
+	tail -n 30 "$logs/build.log"
+	echo "0 passed, 1 failed, 0 skipped"
 	exit 1
 fi
-took[build]=$(since "$t")
+note_time build "$t"
 
-# KVM: direct if this machine has it, else the nested kernel (built once
-# and cached outside the checkout); if neither, KVM tests skip and say why.
+# Direct KVM: this machine's /dev/kvm, if it runs a guest.  Where it
+# does not, the tests that need "a KVM" run nested instead; nothing
+# skips for want of it.
 t=$(clock)
-if [[ -r /dev/kvm && -w /dev/kvm ]]; then
-	export MMUB_KVM_MODE=direct
-elif kernel=$(ci/kernel/build.sh --arch "$ARCH" 2>/tmp/mmub-kernel.log | tail -n1) &&
-     [[ -f $kernel ]]; then
-	export MMUB_KVM_MODE=nested
+if [[ ! -e /dev/kvm ]]; then
+	MMUB_DIRECT="no /dev/kvm on this machine"
+elif [[ ! -r /dev/kvm || ! -w /dev/kvm ]]; then
+	MMUB_DIRECT="/dev/kvm is not read-writable for $(id -un)"
+elif ! probe=$(build/san/mmubench touch -v 1 -b 4m -i 0 2>&1); then
+	MMUB_DIRECT="/dev/kvm does not run the guest: $(grep -m1 '^mmubench' <<<"$probe")"
 else
-	export MMUB_KVM_MODE=none
-	export MMUB_KVM_WHY="no /dev/kvm here, and the nested kernel did not build: $(tail -n1 /tmp/mmub-kernel.log)"
+	MMUB_DIRECT=1
 fi
-took[kvm-setup]=$(since "$t")
-echo "# KVM for the tests: $MMUB_KVM_MODE${MMUB_KVM_WHY:+ ($MMUB_KVM_WHY)}"
-
-pass=0 fail=0 skip=0
-
-# build_series ARCH SERIES: the patched kernel an effect test boots, an
-# incremental build on top of the original (about a minute).  A series
-# that no longer applies or builds is a failure, with its log's end.
-build_series() {
-	local t log=/tmp/mmub-kernel-$2-$1.log
-	t=$(clock)
-	if ci/kernel/build.sh --arch "$1" --series "$2" >"$log" 2>&1; then
-		echo "# kernel $1/$2: ready"
-	else
-		echo "# kernel $1/$2: FAILED:"
-		tail -n 15 "$log" | sed -e 's/^/#   /'
-		fail=$((fail + 1))
-	fi
-	took[kernel-$2]=$(since "$t")
-}
-
-# The effect tests of the x86 series (seeds 001 and 002) boot these.
-if [[ $MMUB_KVM_MODE == nested && $ARCH == x86_64 && -z ${MMUB_NO_SERIES:-} ]]; then
-	build_series x86_64 tdp-mmu-unlink-empty-leaf-tables
-	build_series x86_64 x86-nx-skip-dirty-tracked-recovery
-fi
-
-# The arm64 series (seed 000) builds on the original arm64 kernel, which
-# is only there if someone built it (about 30 min): test/seed000_init_set.bats.
-if [[ -f ${MMUBENCH_CACHE:-$HOME/.cache/mmubench}/kernel/trees/original-arm64/build/arch/arm64/boot/Image &&
-      -z ${MMUB_NO_SERIES:-} ]]; then
-	build_series arm64 arm64-dirty-log-init-set-valid-entries
-fi
+export MMUB_DIRECT
+note_time "direct KVM probe" "$t"
 
 files=("$@")
-((${#files[@]})) || files=(test/*.bats)
+if ((${#files[@]} == 0)); then
+	# The kernels first: the nested tests boot them.
+	files=(test/kernels.bats)
+	for f in test/*.bats; do
+		[[ $f == test/kernels.bats ]] || files+=("$f")
+	done
+fi
+
+# The nested kernels are there if test/kernels.bats (or an earlier run)
+# built them; otherwise every nested test fails naming the reason.
+nested_state() {
+	local x86=$HOME/.cache/mmubench
+	x86=${MMUBENCH_CACHE:-$x86}/kernel/trees/original-x86_64/build/arch/x86/boot/bzImage
+	if [[ -f $x86 ]]; then
+		echo 1
+	else
+		echo "the nested x86_64 kernel did not build (see test/kernels.bats)"
+	fi
+}
+
+mkdir -p "$results"
+rm -f "$results"/*.xml
 for f in "${files[@]}"; do
+	name=$(basename "$f" .bats)
+	MMUB_NESTED=$(nested_state)
+	export MMUB_NESTED
+	if [[ $name != kernels && ${announced:-} != 1 ]]; then
+		announced=1
+		echo "# KVM for the tests: direct: ${MMUB_DIRECT/#1/yes}; nested: ${MMUB_NESTED/#1/yes}"
+	fi
 	t=$(clock)
-	log=$(mktemp)
-	bats --tap "$f" | tee "$log"
-	pass=$((pass + $(grep -cE '^ok [0-9]+ ' "$log" | tr -d ' ') - $(grep -cE '^ok [0-9]+ .*# skip' "$log")))
-	skip=$((skip + $(grep -cE '^ok [0-9]+ .*# skip' "$log")))
-	fail=$((fail + $(grep -cE '^not ok [0-9]+ ' "$log")))
-	# A file that crashed before reporting its plan counts as a failure.
-	grep -qE '^1\.\.[0-9]+' "$log" || fail=$((fail + 1))
-	rm -f "$log"
-	took[$(basename "$f")]=$(since "$t")
+	log=$logs/$name.tap
+	mkdir -p "$logs/$name"
+	bats --tap --timing --report-formatter junit -o "$logs/$name" "$f" | tee "$log"
+	rc=${PIPESTATUS[0]}
+	[[ -f $logs/$name/report.xml ]] && mv "$logs/$name/report.xml" "$results/$name.xml"
+	plan=$(grep -m1 -oE '^1\.\.[0-9]+' "$log" | cut -d. -f3)
+	ok=$(grep -cE '^ok [0-9]+ ' "$log")
+	skipped=$(grep -cE '^ok [0-9]+ .*# skip' "$log")
+	bad=$(grep -cE '^not ok [0-9]+ ' "$log")
+	pass=$((pass + ok - skipped)) skip=$((skip + skipped)) fail=$((fail + bad))
+	if [[ -z $plan ]]; then
+		echo "# $f: no plan reported: counted as one failure"
+		fail=$((fail + 1))
+	elif ((ok + bad < plan)); then
+		echo "# $f: $((plan - ok - bad)) of its $plan tests never reported: counted as failed"
+		fail=$((fail + plan - ok - bad))
+	elif ((rc != 0 && bad == 0)); then
+		echo "# $f: bats exited $rc without a failing test: counted as one failure"
+		fail=$((fail + 1))
+	fi
+	retries=$((retries + $(grep -cE '^# retried: ' "$log")))
+	note_time "$name.bats" "$t"
 done
 
 echo "# where the time went (seconds):"
-for k in "${!took[@]}"; do
-	printf '#   %-46s %8.1f\n' "$k" "${took[$k]}"
-done | sort -k3 -rn
+for k in "${order[@]}"; do
+	printf '#   %-40s %8.1f\n' "$k" "${took[$k]}"
+done
+echo "# slowest tests:"
+cat "$logs"/*.tap | sed -nE 's/^(not )?ok [0-9]+ (.*) # in ([0-9]+) ?ms$/\3 \2/p' |
+	sort -rn | head -n 8 | awk '{ t = $1 / 1000; $1 = ""; sub(/^ +/, ""); printf "#   %7.1f s  %s\n", t, $0 }'
+echo "# JUnit XML: $results/"
+echo "retries: $retries (at most $MMUB_MAX_RETRIES)"
+if ((retries > MMUB_MAX_RETRIES)); then
+	echo "# more retries than $MMUB_MAX_RETRIES: counted as one failure"
+	fail=$((fail + 1))
+fi
 echo "$pass passed, $fail failed, $skip skipped"
 ((fail == 0))

@@ -13,48 +13,28 @@
 load helpers
 
 SERIES=arm64-dirty-log-init-set-valid-entries
-A64_GUEST=${A64_GUEST:-$O/arm64/guest.elf}
-A64_MMUBENCH=${A64_MMUBENCH:-$O/arm64/mmubench}
 VCPUS=2
 BYTES=$((8 << 20))	# per vCPU, as -b
 PAGE=4096
 BLOCK=$((2 << 20))
 
-setup_file() {
-	command -v qemu-system-aarch64 >/dev/null || return 0
-	make -s -C "$ROOT" O="$O" ARCH=arm64 guest host \
-		>"$BATS_FILE_TMPDIR/build.log" 2>&1 || true
-}
-
 setup() {
-	command -v qemu-system-aarch64 >/dev/null ||
-		skip "qemu-system-aarch64 missing (apt-get install qemu-system-arm)"
-	[[ -f $(series_image original arm64) ]] ||
-		skip "the nested arm64 kernel is not built (make kernel ARCH=arm64, about 30 min)"
-	[[ -f $(series_image "$SERIES" arm64) ]] ||
-		skip "the $SERIES kernel is not built (make kernel ARCH=arm64 PATCHES=$SERIES, about a minute after the original)"
+	require_series original arm64
+	require_series "$SERIES" arm64
 	[[ -x $A64_MMUBENCH && -f $A64_GUEST ]] ||
-		fail "make ARCH=arm64 guest host failed: $(tail -n 5 "$BATS_FILE_TMPDIR/build.log")"
-	# nested_flake only retries nested runs.
-	export MMUBENCH_KVM=nested
+		fail "no arm64 harness and guest (test/run.sh builds them: make ARCH=arm64 guest host)"
 }
 
 # a64 SERIES JSON DIRTY-LOG-OPTIONS...: one run in that nested kernel.
 a64() {
-	local series=$1 json=$2 try
+	local series=$1 json=$2
 	shift 2
-	for ((try = 0; try <= NESTED_RETRIES; try++)); do
-		((try == 0)) || retry_note
-		run "$ROOT/ci/kvm-exec.sh" --arch arm64 --series "$series" \
-			"$A64_MMUBENCH" "$A64_GUEST" dirty-log -v "$VCPUS" \
-			-b $((BYTES >> 20))m -i 1 --mode clear-init-set \
-			--json "$json" "$@"
-		nested_flake || break
-	done
+	mmub --arch arm64 --series "$series" dirty-log -v "$VCPUS" \
+		-b $((BYTES >> 20))m -i 1 --mode clear-init-set --json "$json" "$@"
 }
 
 dl() { # JSONFILE FIELD
-	jq -e ".results.runs[0].dirty_log.$2" "$1"
+	json_val "$1" ".results.runs[0].dirty_log.$2"
 }
 
 @test "seed 000: init-set's first harvest is every page on the original kernel, the touched ones patched" {

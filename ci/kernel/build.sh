@@ -29,16 +29,18 @@ series=original
 die() { echo "$prog: error: $*" >&2; exit 1; }
 note() { echo "$prog: $*" >&2; }
 
-usage() {
-	echo "usage: $prog [--arch x86_64|arm64] [--series NAME]" >&2
-	exit 2
+usage() { # [STATUS]: 0 for --help, on stdout
+	local fd=2
+	[[ ${1:-2} != 0 ]] || fd=1
+	echo "usage: $prog [--arch x86_64|arm64] [--series NAME]" >&$fd
+	exit "${1:-2}"
 }
 
 while (($#)); do
 	case $1 in
 	--arch) arch=${2:?--arch needs a value}; shift 2 ;;
 	--series) series=${2:?--series needs a value}; shift 2 ;;
-	-h|--help) usage ;;
+	-h|--help) usage 0 ;;
 	*) usage ;;
 	esac
 done

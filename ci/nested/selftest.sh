@@ -12,6 +12,10 @@ set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 arch=x86_64
+if [[ ${1:-} == -h || ${1:-} == --help ]]; then
+	sed -n '/^#   ci\/nested\/selftest.sh/s/^#   /usage: /p' "${BASH_SOURCE[0]}"
+	exit 0
+fi
 [[ ${1:-} == --arch ]] && { arch=$2; shift 2; }
 run=("$here/run.sh" --arch "$arch" "$@")
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mmubench-selftest.XXXXXX")

@@ -42,9 +42,11 @@ ovmf_code=/usr/share/OVMF/OVMF_CODE_4M.fd
 ovmf_vars=/usr/share/OVMF/OVMF_VARS_4M.fd
 aavmf=/usr/share/qemu-efi-aarch64/QEMU_EFI.fd
 
-usage() {
-	echo "usage: $prog --arch x86_64|arm64 [--removable] [--raw] [--qemu-mem SIZE] [--smp N] [--timeout SEC] GUEST.EFI [WORD...]" >&2
-	exit 2
+usage() { # [STATUS]: 0 for --help, on stdout
+	local fd=2
+	[[ ${1:-2} != 0 ]] || fd=1
+	echo "usage: $prog --arch x86_64|arm64 [--removable] [--raw] [--qemu-mem SIZE] [--smp N] [--timeout SEC] GUEST.EFI [WORD...]" >&$fd
+	exit "${1:-2}"
 }
 missing() { echo "$prog: $*" >&2; exit 4; }
 
@@ -56,6 +58,7 @@ while (($#)); do
 	--qemu-mem) qemu_mem=${2:?--qemu-mem needs a value}; shift 2 ;;
 	--smp) smp=${2:?--smp needs a value}; shift 2 ;;
 	--timeout) limit=${2:?--timeout needs a value}; shift 2 ;;
+	-h|--help) usage 0 ;;
 	-*) usage ;;
 	*) break ;;
 	esac
