@@ -37,8 +37,10 @@ GUEST_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding \
 COMMON_SRCS := common/histogram.c common/layout.c common/pgtable.c \
 	common/workload.c common/arch/x86_64/pgtable.c \
 	common/arch/arm64/pgtable.c
+# The engine runs in the guest at CPL3/EL0, and in the host for bench.
+ENGINE_SRCS := common/engine/engine.c
 GUEST_PRIV_SRCS += guest/lib/string.c $(COMMON_SRCS)
-GUEST_USER_SRCS += guest/core.c guest/libc.c guest/engine/engine.c \
+GUEST_USER_SRCS += guest/core.c guest/libc.c $(ENGINE_SRCS) \
 	guest/engine/standalone.c
 # The image's own EFI entry (guest/efi/handover.h) is in every guest.elf:
 # guest.efi carries the same image that the VMM and QEMU -kernel boot.
@@ -55,26 +57,35 @@ ifeq ($(ARCH),$(HOST_ARCH))
 HOST_CC ?= gcc
 HOST_OUT := $(O)$(if $(filter 1,$(SANITIZE)),/san)
 HOST_LDFLAGS :=
+HOST_DEPS :=
 else
 HOST_CC := aarch64-linux-gnu-gcc
 HOST_OUT := $(O)/$(ARCH)
-# Static, so it can be carried to an arm64 machine or into an initramfs.
-HOST_LDFLAGS := -static
+# Static, so it can be carried to an arm64 machine or into an initramfs;
+# with Debian's libjansson-dev:arm64, unpacked under $(O)/deps/arm64.
+ARM64_DEPS := $(O)/deps/arm64
+HOST_DEPS := $(ARM64_DEPS)/.stamp
+HOST_LDFLAGS := -static -L$(ARM64_DEPS)/root/usr/lib/aarch64-linux-gnu
+HOST_DEP_CFLAGS := -isystem $(ARM64_DEPS)/root/usr/include
 endif
 ifeq ($(SANITIZE),1)
 HOST_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer
 endif
 HOST_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wshadow \
-	-Wno-missing-field-initializers -Iinclude -Ihost \
+	-Wno-missing-field-initializers -Iinclude -Ihost $(HOST_DEP_CFLAGS) \
 	-DMMUB_VERSION='"$(VERSION)"' $(HOST_SAN) -MMD -MP
-HOST_SRCS := $(wildcard host/*.c host/kernel/*.c host/scenarios/*.c \
-	host/backend/*.c host/arch/$(ARCH)/*.c) $(COMMON_SRCS) \
-	guest/engine/engine.c
+# vmm/ the VM, kernel/ KVM's interfaces, scenarios/ the experiments,
+# results/ the offline commands, util/ die() and its cleanup registry,
+# engine/ the engine's host-side glue (README.md, "Design").
+HOST_SRCS := $(wildcard host/*.c host/util/*.c host/vmm/*.c \
+	host/vmm/arch/$(ARCH)/*.c host/kernel/*.c host/scenarios/*.c \
+	host/results/*.c host/backend/*.c host/engine/env.c) \
+	host/engine/$(ARCH).c $(COMMON_SRCS) $(ENGINE_SRCS)
 HOST_OBJS := $(HOST_SRCS:%.c=$(HOST_OUT)/obj/host/%.o)
 HOST_BIN := $(HOST_OUT)/mmubench
 
-.PHONY: all host guest newlib deps run run-nested test bench kernel clean \
+.PHONY: all host guest newlib deps fetch-arm64 run run-nested test bench kernel clean \
 	help unit \
 	efi run-efi
 all: host guest $(if $(filter 1,$(EFI)),efi)
@@ -84,12 +95,18 @@ guest: $(GUEST_ELF)
 
 $(HOST_BIN): $(HOST_OBJS)
 	@echo "  LD      $@"
-	$(Q)$(HOST_CC) $(HOST_SAN) $(HOST_LDFLAGS) -o $@ $^ -lpthread -lm
+	$(Q)$(HOST_CC) $(HOST_SAN) $(HOST_LDFLAGS) -o $@ $^ -ljansson \
+		-lpthread -lm
 
-$(HOST_OUT)/obj/host/%.o: %.c
+$(HOST_OUT)/obj/host/%.o: %.c $(HOST_DEPS)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
 	$(Q)$(HOST_CC) $(HOST_CFLAGS) -c -o $@ $<
+
+$(O)/deps/arm64/.stamp: ci/fetch-arm64.sh
+	@echo "  FETCH   libjansson-dev:arm64 (first build only)"
+	$(Q)ci/fetch-arm64.sh $(O)/deps/arm64 libjansson-dev libjansson4 -- \
+		usr/include/jansson.h usr/lib/aarch64-linux-gnu/libjansson.a
 
 newlib: $(NEWLIB_STAMP)
 $(NEWLIB_STAMP): guest/libc/build-newlib.sh
@@ -124,6 +141,11 @@ include guest/efi/build.mk
 # ---- use -----------------------------------------------------------------
 deps:
 	$(Q)ci/deps.sh
+
+# What Debian cannot install for arm64 next to amd64, unpacked in $(O):
+# ci/deps.sh fetches it here, so that builds need no network later.
+fetch-arm64:
+	$(Q)$(MAKE) -s ARCH=arm64 $(O)/deps/arm64/.stamp $(O)/gnu-efi/arm64/.stamp
 
 # The default job: on this machine's /dev/kvm when it can run ARCH's
 # guest; otherwise the guest alone under QEMU (TCG), its results parsed
@@ -190,7 +212,7 @@ help:
 	@echo "  SANITIZE=1 builds the host with ASan/UBSan into $(O)/san/"
 
 # ---- unit tests of the shared code (host-built, sanitized) ---------------
-UNIT_CC := gcc -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wshadow -Iinclude \
+UNIT_CC := gcc -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wshadow -Iinclude -Ihost \
 	-fsanitize=address,undefined -fno-sanitize-recover=undefined
 UNIT_BIN := $(O)/san/unit-tests
 unit: $(UNIT_BIN)
@@ -201,21 +223,17 @@ $(UNIT_BIN): test/unit/unit.c $(COMMON_SRCS) $(wildcard include/mmubench/*.h)
 
 PROBES_TEST := $(O)/san/probes-test
 unit: $(PROBES_TEST)
-$(PROBES_TEST): test/unit/probes.c host/kernel/probes.c common/histogram.c
+$(PROBES_TEST): test/unit/probes.c host/kernel/probes.c common/histogram.c \
+		host/util/cleanup.c host/util/util.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
 	$(Q)$(UNIT_CC) -o $@ $^
 
 STATS_TEST := $(O)/san/stats-test
 unit: $(STATS_TEST)
-$(STATS_TEST): test/unit/stats.c host/stats.c host/stats.h
+$(STATS_TEST): test/unit/stats.c host/results/statistics.c \
+		host/results/statistics.h
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
-	$(Q)$(UNIT_CC) -o $@ test/unit/stats.c host/stats.c -lm
+	$(Q)$(UNIT_CC) -o $@ test/unit/stats.c host/results/statistics.c -lm
 
-JSON_READ_TEST := $(O)/san/json-read-test
-unit: $(JSON_READ_TEST)
-$(JSON_READ_TEST): test/unit/json_read.c host/json_read.c host/json_read.h
-	@mkdir -p $(dir $@)
-	@echo "  CC      $@"
-	$(Q)$(UNIT_CC) -o $@ test/unit/json_read.c host/json_read.c -lm

@@ -5,7 +5,7 @@
 set -euo pipefail
 
 pkgs=(
-	make gcc libc6-dev git bc		# host harness
+	make gcc libc6-dev git bc libjansson-dev # host harness
 	clang lld llvm				# guest (clang --target=*-none-elf)
 	newlib-source xz-utils			# the guest's libc, built from source
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross # arm64 harness (static)
@@ -17,10 +17,11 @@ pkgs=(
 	jq					# tests read the JSON
 )
 
-# Debian has no gnu-efi for arm64 on amd64: fetched once, after apt's own
+# What cannot be installed for arm64 next to amd64 (gnu-efi, the static
+# libjansson): fetched once with ci/fetch-arm64.sh, after apt's own
 # packages are in place.
-fetch_efi_arm64() {
-	"${0%/*}/../guest/efi/fetch-gnu-efi-arm64.sh" "${O:-build}/gnu-efi/arm64"
+fetch_arm64() {
+	make -s -C "${0%/*}/.." O="${O:-build}" fetch-arm64
 }
 
 missing=()
@@ -30,7 +31,7 @@ for p in "${pkgs[@]}"; do
 done
 if ((${#missing[@]} == 0)); then
 	echo "deps: all ${#pkgs[@]} packages present"
-	fetch_efi_arm64
+	fetch_arm64
 	exit 0
 fi
 if ((EUID != 0)); then
@@ -41,4 +42,4 @@ echo "deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fetch_efi_arm64
+fetch_arm64

@@ -3,45 +3,18 @@
 #ifndef GUEST_GUEST_H
 #define GUEST_GUEST_H
 
-#include <mmubench/boot.h>
+#include <mmubench/engine.h>
 
-/* Provided by guest/arch/<arch>/. */
-u64 arch_clock(void);
-void arch_relax(void);
-void arch_doorbell(u32 event);
+/* Provided by guest/arch/<arch>/, with the engine's services. */
 void arch_serial_write(const char *s, size_t n);
 __attribute__((noreturn)) void arch_standalone_exit(int status);
-/*
- * The execute workload: put a return instruction at @addr unless it is
- * already there (true if written, caches made coherent), and call it.
- */
-bool arch_code_plant(u64 addr);
-void arch_code_call(u64 addr);
 
 /* Provided by the core. */
 __attribute__((noreturn)) void guest_main(struct mmub_boot_info *bi, u64 cpu);
 void guest_console_write(const char *s, size_t n);
 extern struct mmub_boot_info *guest_bi;
 
-/* The engine. */
-struct engine {
-	struct mmub_boot_info *bi;
-	struct mmub_mailbox *mb;
-	u32 cpu;
-	u64 slice;		/* first byte of this vCPU's share */
-	u64 slice_size;
-	u64 nr_selected;	/* strides this vCPU may touch */
-	u64 rng;
-	u64 heartbeat;
-	bool stop_seen;
-};
-
-void engine_init(struct engine *e, struct mmub_boot_info *bi, u32 cpu);
-/* One pass; stops early (returns false) if @loop and the host said stop. */
-bool engine_pass(struct engine *e, u64 generation, bool loop,
-		 struct mmub_pass *rec);
-__attribute__((noreturn)) void engine_serve(struct engine *e);
+/* The guest's own printing of the engine's passes (QEMU, EFI). */
 __attribute__((noreturn)) void engine_standalone(struct engine *e);
-__attribute__((noreturn)) void engine_debug_action(struct engine *e);
 
 #endif

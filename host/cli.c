@@ -1,109 +1,86 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Command-line options.  Names follow dirty_log_perf_test where they
- * overlap.  Every bad value is rejected here, before any VM exists, with
- * one line naming the option and what it accepts.
+ * The options every VM scenario shares (names as in KVM's
+ * dirty_log_perf_test where they overlap), and the dispatch of the rest
+ * to the scenario that declares them.  Every bad value is rejected here
+ * or in the scenario's validate(), before any VM exists, with one line
+ * naming the option and what it accepts.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
+#include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "mmubench.h"
+#include "util/util.h"
+#include "util/parse.h"
+#include "results/json.h"
 #include "cli.h"
-#include "scenarios/zap.h"
 
 enum {
-	OPT_GUEST_PAGE = 256,
-	OPT_TOUCH,
-	OPT_FRACTION,
-	OPT_RANGES,
-	OPT_REPEAT,
-	OPT_JSON,
-	OPT_NO_POPULATE,
-	OPT_RESERVE,
-	OPT_WATCHDOG,
-	OPT_GUEST,
-	OPT_NO_LATENCY,
-	OPT_DEBUG_ACTION,
-	OPT_MODE,
-	OPT_RING_SIZE,
-	OPT_VERIFY,
-	OPT_ROUNDS,
-	OPT_TABLE,
-	OPT_DEBUG_DROP,
-	OPT_ZAP,
-	OPT_ZAP_COUNT,
-	OPT_ZAP_DURATION,
-	OPT_ZAP_PAUSE,
-	OPT_BACKEND,
-	OPT_EXEC,
-	OPT_NX_PERIOD,
-	OPT_NX_RATIO,
-	OPT_NX_WAIT,
-	OPT_NX_NO_LOG,
-	OPT_HELP,
+	C_GUEST_PAGE = 256,
+	C_TOUCH,
+	C_FRACTION,
+	C_RANGES,
+	C_REPEAT,
+	C_JSON,
+	C_NO_POPULATE,
+	C_RESERVE,
+	C_WATCHDOG,
+	C_GUEST,
+	C_NO_LATENCY,
+	C_DEBUG_ACTION,
+	C_HELP,
 };
 
-static const struct option long_opts[] = {
-	{ "guest-page", required_argument, NULL, OPT_GUEST_PAGE },
-	{ "touch", required_argument, NULL, OPT_TOUCH },
-	{ "fraction", required_argument, NULL, OPT_FRACTION },
-	{ "ranges", required_argument, NULL, OPT_RANGES },
-	{ "repeat", required_argument, NULL, OPT_REPEAT },
-	{ "json", required_argument, NULL, OPT_JSON },
-	{ "no-populate", no_argument, NULL, OPT_NO_POPULATE },
-	{ "reserve-hugepages", no_argument, NULL, OPT_RESERVE },
-	{ "watchdog", required_argument, NULL, OPT_WATCHDOG },
-	{ "guest", required_argument, NULL, OPT_GUEST },
-	{ "no-latency", no_argument, NULL, OPT_NO_LATENCY },
-	{ "debug-action", required_argument, NULL, OPT_DEBUG_ACTION },
-	{ "mode", required_argument, NULL, OPT_MODE },
-	{ "ring-size", required_argument, NULL, OPT_RING_SIZE },
-	{ "verify", no_argument, NULL, OPT_VERIFY },
-	{ "rounds", required_argument, NULL, OPT_ROUNDS },
-	{ "table", optional_argument, NULL, OPT_TABLE },
-	{ "zap", required_argument, NULL, OPT_ZAP },
-	{ "zap-count", required_argument, NULL, OPT_ZAP_COUNT },
-	{ "zap-duration", required_argument, NULL, OPT_ZAP_DURATION },
-	{ "zap-pause", required_argument, NULL, OPT_ZAP_PAUSE },
-	{ "backend", required_argument, NULL, OPT_BACKEND },
-	{ "debug-drop-dirty", required_argument, NULL, OPT_DEBUG_DROP },
-	{ "exec", no_argument, NULL, OPT_EXEC },
-	{ "recovery-period", required_argument, NULL, OPT_NX_PERIOD },
-	{ "recovery-ratio", required_argument, NULL, OPT_NX_RATIO },
-	{ "recovery-wait", required_argument, NULL, OPT_NX_WAIT },
-	{ "no-dirty-log", no_argument, NULL, OPT_NX_NO_LOG },
-	{ "help", no_argument, NULL, OPT_HELP },
-	{ NULL, 0, NULL, 0 },
+static const struct opt common_opts[] = {
+	{ "vcpus", 'v', required_argument, "N", "vCPUs, 1..64 (1)" },
+	{ "bytes", 'b', required_argument, "SIZE",
+	  "test memory per vCPU, k/m/g/t suffix (128M)" },
+	{ "backing", 's', required_argument, "BACKING",
+	  "anonymous, anonymous_thp, anonymous_hugetlb_2mb, "
+	  "anonymous_hugetlb_1gb, shmem, shared_hugetlb, memfd (anonymous)" },
+	{ "slots", 'x', required_argument, "N",
+	  "split the test memory over N memslots, 1..256 (1)" },
+	{ "iterations", 'i', required_argument, "N",
+	  "passes after the populate pass (2)" },
+	{ "writes", 'w', required_argument, "PCT",
+	  "share of accesses that write, 0..100 (100)" },
+	{ "random", 'a', no_argument, NULL,
+	  "visit pages in a seeded random order" },
+	{ "seed", 'r', required_argument, "SEED",
+	  "seed for -a and for -w below 100 (1)" },
+	{ "cpus", 'c', required_argument, "CPU,...",
+	  "pin vCPU i to host CPU i of the list" },
+	{ "guest-page", C_GUEST_PAGE, required_argument, "P",
+	  "guest page size mapping the test memory: 4k, 2m, 1g (4k)" },
+	{ "touch", C_TOUCH, required_argument, "STRIDE",
+	  "one 8-byte access per 4k, 2m or 1g (4k)" },
+	{ "fraction", C_FRACTION, required_argument, "F",
+	  "touch only the first F of each vCPU's share, 0.25 or 25%" },
+	{ "ranges", C_RANGES, required_argument, "LIST",
+	  "touch only these OFFSET+LENGTH ranges (up to 8, disjoint)" },
+	{ "repeat", C_REPEAT, required_argument, "R",
+	  "run everything R times, 1..1000 (1)" },
+	{ "json", C_JSON, required_argument, "FILE",
+	  "write all results as one JSON document (atomically)" },
+	{ "no-populate", C_NO_POPULATE, no_argument, NULL,
+	  "do not pre-fault host memory before the guest runs" },
+	{ "reserve-hugepages", C_RESERVE, no_argument, NULL,
+	  "raise the hugetlb pool for the run, restore it after" },
+	{ "watchdog", C_WATCHDOG, required_argument, "SEC",
+	  "a vCPU without progress this long is stuck (30)" },
+	{ "guest", C_GUEST, required_argument, "FILE",
+	  "guest image (<arch>/guest.elf by the binary)" },
+	{ "no-latency", C_NO_LATENCY, no_argument, NULL,
+	  "do not time each access in the guest" },
+	{ "debug-action", C_DEBUG_ACTION, required_argument, "A",
+	  "fault or hang on purpose (tests the error paths)" },
+	{ "help", C_HELP, no_argument, NULL, "this text" },
+	{ NULL },
 };
-
-static u64 parse_u64_opt(const char *opt, const char *val, u64 lo, u64 hi)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!val[0] || val[0] == '-')
-		die("%s %s: not a number (accepted: %llu..%llu)", opt, val,
-		    (unsigned long long)lo, (unsigned long long)hi);
-	v = strtoull(val, &end, 0);
-	if (*end || v < lo || v > hi)
-		die("%s %s: out of range (accepted: %llu..%llu)", opt, val,
-		    (unsigned long long)lo, (unsigned long long)hi);
-	return v;
-}
-
-static u64 parse_page(const char *opt, const char *val)
-{
-	u64 v;
-
-	if (mmub_parse_size(val, &v) ||
-	    (v != MMUB_SZ_4K && v != MMUB_SZ_2M && v != MMUB_SZ_1G))
-		die("%s %s: unknown page size (accepted: 4k, 2m, 1g)", opt, val);
-	return v;
-}
 
 static enum backing_type parse_backing(const char *val)
 {
@@ -120,47 +97,212 @@ static enum backing_type parse_backing(const char *val)
 	die("-s %s: unknown backing (accepted: %s)", val, list);
 }
 
-static void parse_pins(struct run_config *cfg, const char *val)
+/* "0-3,6": the CPUs this process may run on, for an error message. */
+static const char *allowed_cpus(const cpu_set_t *set, char *buf, size_t len)
 {
-	char *copy = strdup(val), *save = NULL, *tok;
+	size_t used = 0;
+
+	buf[0] = 0;
+	for (int c = 0; c < CPU_SETSIZE && used < len; c++) {
+		int last = c;
+
+		if (!CPU_ISSET(c, set))
+			continue;
+		while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, set))
+			last++;
+		used += (size_t)snprintf(buf + used, len - used,
+					 last > c ? "%s%d-%d" : "%s%d",
+					 used ? "," : "", c, last);
+		c = last;
+	}
+	return buf;
+}
+
+static void parse_pins(struct vm_params *p, const char *val)
+{
+	char *copy = strdup(val), *save = NULL, *tok, list[128];
+	cpu_set_t allowed;
 	u32 n = 0;
 
 	if (!copy)
 		die("out of memory");
+	if (sched_getaffinity(0, sizeof(allowed), &allowed))
+		die("-c: cannot read this process's CPU affinity: %m");
 	for (tok = strtok_r(copy, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		if (n == MMUB_MAX_VCPUS)
 			die("-c %s: more than %d CPUs", val, MMUB_MAX_VCPUS);
-		cfg->pin[n++] = (int)parse_u64_opt("-c", tok, 0, CPU_SETSIZE - 1);
+		p->pin[n] = (int)parse_u64("-c", tok, 0, CPU_SETSIZE - 1);
+		if (!CPU_ISSET(p->pin[n], &allowed))
+			die("-c %s: this process may not run on CPU %d "
+			    "(accepted: %s)", val, p->pin[n],
+			    allowed_cpus(&allowed, list, sizeof(list)));
+		n++;
 	}
 	free(copy);
 	if (!n)
 		die("-c %s: expected a comma-separated list of host CPUs", val);
-	cfg->pinned = true;
 }
 
-static void defaults(struct run_config *cfg)
+static void ranges(struct mmub_workload *wl, const char *val)
 {
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->nr_vcpus = 1;
-	cfg->vcpu_bytes = 128 * MMUB_MIB;
-	cfg->backing = BACKING_ANONYMOUS;
-	cfg->nr_slots = 1;
-	cfg->iterations = 2;
-	cfg->repeat = 1;
-	cfg->guest_page = MMUB_SZ_4K;
-	cfg->populate = true;
-	cfg->watchdog_s = 30;
-	cfg->ring_bytes = 64 * 1024;
-	cfg->rounds = 200;
-	cfg->debug_drop_round = -1;
-	cfg->zap_count = 200;
-	cfg->nx_period_ms = 1000;
-	cfg->nx_ratio = 1;
-	cfg->nx_wait_s = 30;
+	if (mmub_wl_parse_word(wl, "ranges", val))
+		die("--ranges %s: bad list (accepted: up to %d OFFSET+LENGTH "
+		    "pairs, e.g. 0+64m,512m+1g)", val, MMUB_MAX_RANGES);
+	for (u32 i = 0; i < wl->nr_ranges; i++) {
+		const struct mmub_range *r = &wl->ranges[i];
+
+		if (!r->length)
+			die("--ranges %s: range %u is empty", val, i);
+		for (u32 k = 0; k < i; k++) {
+			const struct mmub_range *q = &wl->ranges[k];
+
+			if (r->offset < q->offset + q->length &&
+			    q->offset < r->offset + r->length)
+				die("--ranges %s: ranges %u and %u overlap "
+				    "(accepted: disjoint ranges)", val, k, i);
+		}
+	}
+}
+
+static void defaults(struct common *c)
+{
+	struct vm_params *p = &c->vm;
+
+	memset(c, 0, sizeof(*c));
+	p->nr_vcpus = 1;
+	p->vcpu_bytes = 128 * MMUB_MIB;
+	p->backing = BACKING_ANONYMOUS;
+	p->nr_slots = 1;
+	p->guest_page = MMUB_SZ_4K;
+	p->populate = true;
+	p->watchdog_s = 30;
 	for (int i = 0; i < MMUB_MAX_VCPUS; i++)
-		cfg->pin[i] = -1;
-	mmub_wl_defaults(&cfg->wl);
+		p->pin[i] = -1;
+	mmub_wl_defaults(&p->wl);
+	c->iterations = 2;
+	c->repeat = 1;
+}
+
+static void parse_common(struct common *c, int key, const char *arg,
+			 const struct scenario *s)
+{
+	struct vm_params *p = &c->vm;
+	int a;
+
+	switch (key) {
+	case 'v':
+		p->nr_vcpus = (u32)parse_u64("-v", arg, 1, MMUB_MAX_VCPUS);
+		break;
+	case 'b':
+		p->vcpu_bytes = parse_size("-b", arg, MMUB_SZ_4K);
+		break;
+	case 's':
+		p->backing = parse_backing(arg);
+		c->given |= GIVEN_BACKING;
+		break;
+	case 'x':
+		p->nr_slots = (u32)parse_u64("-x", arg, 1, 256);
+		break;
+	case 'i':
+		c->iterations = (u32)parse_u64("-i", arg, 0, 100000);
+		break;
+	case 'w':
+		p->wl.write_pct = (u32)parse_u64("-w", arg, 0, 100);
+		break;
+	case 'a':
+		p->wl.flags |= MMUB_WL_RANDOM;
+		break;
+	case 'r':
+		p->wl.seed = parse_u64("-r", arg, 0, ~0ULL);
+		break;
+	case 'c':
+		parse_pins(p, arg);
+		break;
+	case C_GUEST_PAGE:
+		p->guest_page = parse_page("--guest-page", arg);
+		c->given |= GIVEN_PAGE;
+		break;
+	case C_TOUCH:
+		p->wl.stride = parse_page("--touch", arg);
+		c->given |= GIVEN_STRIDE;
+		break;
+	case C_FRACTION:
+		if (arg[0] < '0' || arg[0] > '9')
+			die("--fraction %s: not a number (accepted: (0, 1] as "
+			    "0.25 or 25%%)", arg);
+		if (mmub_parse_fraction(arg, &p->wl.fraction_ppm) ||
+		    !p->wl.fraction_ppm)
+			die("--fraction %s: out of range (accepted: (0, 1] as "
+			    "0.25 or 25%%)", arg);
+		break;
+	case C_RANGES:
+		ranges(&p->wl, arg);
+		break;
+	case C_REPEAT:
+		c->repeat = (u32)parse_u64("--repeat", arg, 1, 1000);
+		break;
+	case C_JSON:
+		c->json = arg;
+		break;
+	case C_NO_POPULATE:
+		p->populate = false;
+		break;
+	case C_RESERVE:
+		p->reserve_hugepages = true;
+		break;
+	case C_WATCHDOG:
+		p->watchdog_s = (u32)parse_u64("--watchdog", arg, 1, 86400);
+		break;
+	case C_GUEST:
+		p->guest = arg;
+		break;
+	case C_NO_LATENCY:
+		p->wl.flags &= ~MMUB_WL_LATENCY;
+		break;
+	case C_DEBUG_ACTION:
+		a = mmub_parse_action(arg);
+		if (a <= MMUB_ACT_TOUCH || a == MMUB_ACT_EXEC)
+			die("--debug-action %s: unknown (accepted: fault, hang)",
+			    arg);
+		p->wl.action = (u32)a;
+		break;
+	case C_HELP:
+		printf("usage: %s %s [options]\n\n%s.\n\n", MMUB_NAME, s->name,
+		       s->help);
+		cli_usage_options(stdout, s);
+		exit(0);
+	}
+}
+
+static void usage_opts(FILE *f, const struct opt *o)
+{
+	char head[48];
+
+	for (; o->name; o++) {
+		int n = 0;
+
+		if (o->key < 256)
+			n = snprintf(head, sizeof(head), "-%c, ", o->key);
+		snprintf(head + n, sizeof(head) - n, "--%s%s%s", o->name,
+			 o->arg ? " " : "", o->arg ? o->arg : "");
+		fprintf(f, "  %-24s %s\n", head, o->help);
+	}
+}
+
+void cli_usage_scenario(FILE *f, const struct scenario *s)
+{
+	usage_opts(f, s->opts);
+}
+
+void cli_usage_options(FILE *f, const struct scenario *s)
+{
+	fprintf(f, "Options of every scenario:\n");
+	usage_opts(f, common_opts);
+	if (s && s->opts->name) {
+		fprintf(f, "\n%s:\n", s->name);
+		cli_usage_scenario(f, s);
+	}
 }
 
 /* A guest image next to the binary: <dir>/<arch>/guest.elf or ../. */
@@ -187,10 +329,52 @@ static const char *default_guest(void)
 	return path;
 }
 
-static void check_ranges(const struct run_config *cfg, u64 total)
+/* No more test memory than the machine has: it would all be touched. */
+static void check_fits(const struct vm_params *p, u64 total)
 {
-	for (u32 i = 0; i < cfg->wl.nr_ranges; i++) {
-		const struct mmub_range *r = &cfg->wl.ranges[i];
+	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+	char a[32], b[32], t[32];
+
+	if (total / p->nr_vcpus != p->vcpu_bytes || total > (1ULL << 46))
+		die("-b %s x -v %u: more test memory than mmubench can map "
+		    "(accepted: up to 64T in all)",
+		    fmt_size(p->vcpu_bytes, a, sizeof(a)), p->nr_vcpus);
+	if (pages > 0 && psize > 0 && total > (u64)pages * (u64)psize)
+		die("-b %s x -v %u: %s of test memory is more than this "
+		    "machine's %s of RAM", fmt_size(p->vcpu_bytes, a, sizeof(a)),
+		    p->nr_vcpus, fmt_size(total, t, sizeof(t)),
+		    fmt_size((u64)pages * (u64)psize, b, sizeof(b)));
+}
+
+/* Cross-option checks: everything must divide evenly, or say why. */
+static void validate(struct common *c)
+{
+	struct vm_params *p = &c->vm;
+	u64 bpage, unit, total, slot;
+	char a[32], b[32];
+	const char *why;
+
+	bpage = backing_page_size(p->backing);
+	unit = mmub_max(p->guest_page, bpage);
+	if (p->vcpu_bytes % unit)
+		die("-b %s: must be a multiple of %s (the larger of "
+		    "--guest-page and the %s page size)",
+		    fmt_size(p->vcpu_bytes, a, sizeof(a)),
+		    fmt_size(unit, b, sizeof(b)), backing_names[p->backing]);
+	if (p->wl.stride > p->vcpu_bytes)
+		die("--touch %s: stride larger than -b %s",
+		    fmt_size(p->wl.stride, a, sizeof(a)),
+		    fmt_size(p->vcpu_bytes, b, sizeof(b)));
+	total = p->vcpu_bytes * p->nr_vcpus;
+	check_fits(p, total);
+	slot = total / p->nr_slots;
+	if (total % p->nr_slots || slot % unit)
+		die("-x %u: %s of test memory does not split into %u slots "
+		    "that are multiples of %s", p->nr_slots,
+		    fmt_size(total, a, sizeof(a)), p->nr_slots,
+		    fmt_size(unit, b, sizeof(b)));
+	for (u32 i = 0; i < p->wl.nr_ranges; i++) {
+		const struct mmub_range *r = &p->wl.ranges[i];
 
 		if (r->offset >= total || r->length > total - r->offset)
 			die("--ranges: range %u (offset %llu, length %llu) "
@@ -199,366 +383,111 @@ static void check_ranges(const struct run_config *cfg, u64 total)
 			    (unsigned long long)r->length,
 			    (unsigned long long)total);
 	}
+	for (u32 i = 0; p->pin[0] >= 0 && i < p->nr_vcpus; i++)
+		if (p->pin[i] < 0)
+			die("-c: %u CPUs listed for %u vCPUs", i, p->nr_vcpus);
+	if (!p->guest)
+		p->guest = default_guest();
+	if (c->json && (why = json_path_unwritable(c->json)))
+		die("--json %s: %s", c->json, why);
 }
 
-static bool ring_size_given, backing_given, page_given, stride_given,
-	    nx_given;
+struct optent {
+	const struct opt *o;
+	const struct scenario *owner;	/* NULL: a common option */
+};
 
-/* Dirty-log options: only where they mean something. */
-static void validate_dirty_log(struct run_config *cfg)
+static size_t collect(struct optent *e, size_t max, const struct opt *o,
+		      const struct scenario *owner, size_t n)
 {
-	bool dl = !strcmp(cfg->scenario, "dirty-log");
-	bool ring = cfg->dirty_mode == DLOG_RING ||
-		    cfg->dirty_mode == DLOG_RING_ACQ_REL;
+	for (; o && o->name && n < max; o++)
+		e[n++] = (struct optent){ o, owner };
+	return n;
+}
 
-	if (!strcmp(cfg->scenario, "nx-recovery")) {
-		/* Only the memslot flag matters to the worker; any mode. */
-		if (cfg->clear_chunk || cfg->verify || ring_size_given ||
-		    cfg->debug_drop_round >= 0)
-			die("-k, --ring-size, --verify and --debug-drop-dirty "
-			    "belong to the dirty-log scenario (nx-recovery "
-			    "takes --mode)");
-		if (!cfg->dirty_mode)
-			cfg->dirty_mode = DLOG_GET;
-		return;
+/* The entry for @key (a short option): ours first, then any other. */
+static const struct optent *find_short(const struct optent *e, size_t n,
+				       int key, const struct scenario *s)
+{
+	const struct optent *other = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		if (e[i].o->key != key || key >= 256)
+			continue;
+		if (!e[i].owner || e[i].owner == s)
+			return &e[i];
+		if (!other)
+			other = &e[i];
 	}
-	if (!dl) {
-		if (cfg->dirty_mode || cfg->clear_chunk || cfg->verify ||
-		    ring_size_given || cfg->debug_drop_round >= 0)
-			die("--mode, -g, -k, --ring-size, --verify and "
-			    "--debug-drop-dirty belong to the dirty-log scenario");
-		return;
+	return other;
+}
+
+void cli_parse(const struct scenario *s, const struct scenario *const *all,
+	       size_t nr, struct common *c, int argc, char **argv)
+{
+	struct optent ents[256];
+	struct option lo[257];
+	char shorts[128] = ":";
+	size_t n = 0, ls = 1;
+	int key, idx;
+
+	defaults(c);
+	n = collect(ents, 256, common_opts, NULL, n);
+	n = collect(ents, 256, s->opts, s, n);
+	for (size_t k = 0; k < nr; k++)
+		if (all[k] != s)
+			n = collect(ents, 256, all[k]->opts, all[k], n);
+	for (size_t i = 0; i < n; i++) {
+		const struct opt *o = ents[i].o;
+
+		lo[i] = (struct option){ o->name, o->has_arg, NULL,
+					 (int)(1000 + i) };
+		if (o->key < 256 && !strchr(shorts, o->key) && ls + 3 < 128) {
+			shorts[ls++] = (char)o->key;
+			if (o->has_arg != no_argument)
+				shorts[ls++] = ':';
+		}
 	}
-	if (cfg->table && strcmp(cfg->table, "enable"))
-		die("--table %s: unknown (accepted: enable)", cfg->table);
-	if (!cfg->dirty_mode)
-		cfg->dirty_mode = DLOG_CLEAR;
-	if (cfg->clear_chunk && cfg->dirty_mode != DLOG_CLEAR &&
-	    cfg->dirty_mode != DLOG_CLEAR_INIT_SET)
-		die("-k %llu: only with --mode clear or clear-init-set, not %s",
-		    (unsigned long long)cfg->clear_chunk,
-		    dlog_mode_names[cfg->dirty_mode]);
-	if (ring_size_given && !ring)
-		die("--ring-size: only with --mode ring or ring-acq-rel, not %s",
-		    dlog_mode_names[cfg->dirty_mode]);
-	if (cfg->debug_drop_round >= 0 && !cfg->verify)
-		die("--debug-drop-dirty: needs --verify, whose oracle must "
-		    "catch the dropped page");
-	if (cfg->table && cfg->verify)
-		die("--table enable: measures enabling only; drop --verify");
-}
-
-/* Zap options: the pattern must fit the memory and its pages. */
-static void validate_zap(struct run_config *cfg, u64 total)
-{
-	const char *why;
-
-	if (strcmp(cfg->scenario, "zap")) {
-		if (cfg->zap_name || cfg->zap_duration_s || cfg->zap_pause_us ||
-		    cfg->zap_count != 200)
-			die("--zap, --zap-count, --zap-duration and --zap-pause "
-			    "belong to the zap scenario");
-		if (cfg->table && strcmp(cfg->scenario, "dirty-log"))
-			die("--table belongs to the dirty-log and zap scenarios");
-		return;
-	}
-	if (!cfg->zap_name && !cfg->table)
-		zap_parse_pattern(cfg, "same16");
-	if (cfg->wl.write_pct != 100)
-		die("-w %u: zap checks every refault by writing; it needs -w "
-		    "100", cfg->wl.write_pct);
-	if (cfg->table)
-		return;
-	why = zap_unfit(cfg, total);
-	if (why)
-		die("--zap %s: %s", cfg->zap_name, why);
-}
-
-/*
- * The execute workload and nx-recovery: the seed's set-up (hugetlb, 2M
- * guest pages, one RET per 2M) unless the user chose otherwise.
- */
-static void validate_exec(struct run_config *cfg)
-{
-	bool nx = !strcmp(cfg->scenario, "nx-recovery");
-
-	if (!nx) {
-		if (nx_given)
-			die("--recovery-period, --recovery-ratio, "
-			    "--recovery-wait and --no-dirty-log belong to the "
-			    "nx-recovery scenario");
-		if (mmub_wl_executes(&cfg->wl) && strcmp(cfg->scenario,
-							 "touch"))
-			die("--exec: only with touch or nx-recovery (dirty-log "
-			    "and zap check data the code would overwrite; "
-			    "bench runs its loop in host memory)");
-		return;
-	}
-	if (cfg->wl.action != MMUB_ACT_TOUCH &&
-	    cfg->wl.action != MMUB_ACT_EXEC)
-		die("--debug-action: not with nx-recovery");
-	cfg->wl.action = MMUB_ACT_EXEC;
-	if (!backing_given)
-		cfg->backing = BACKING_ANONYMOUS_HUGETLB_2MB;
-	if (!page_given)
-		cfg->guest_page = MMUB_SZ_2M;
-	if (!stride_given)
-		cfg->wl.stride = MMUB_SZ_2M;
-}
-
-/* Cross-option checks: everything must divide evenly, or say why. */
-static void validate(struct run_config *cfg)
-{
-	u64 bpage, unit, total, slot;
-	char a[32], b[32];
-
-	validate_exec(cfg);
-	bpage = backing_page_size(cfg->backing);
-	unit = mmub_max(cfg->guest_page, bpage);
-
-	if (cfg->vcpu_bytes % unit)
-		die("-b %s: must be a multiple of %s (the larger of "
-		    "--guest-page and the %s page size)",
-		    fmt_size(cfg->vcpu_bytes, a, sizeof(a)),
-		    fmt_size(unit, b, sizeof(b)), backing_names[cfg->backing]);
-	if (cfg->wl.stride > cfg->vcpu_bytes)
-		die("--touch %s: stride larger than -b %s",
-		    fmt_size(cfg->wl.stride, a, sizeof(a)),
-		    fmt_size(cfg->vcpu_bytes, b, sizeof(b)));
-	total = cfg->vcpu_bytes * cfg->nr_vcpus;
-	if (total / cfg->nr_vcpus != cfg->vcpu_bytes || total > (1ULL << 46))
-		die("-b: %llu bytes x %u vCPUs is too large",
-		    (unsigned long long)cfg->vcpu_bytes, cfg->nr_vcpus);
-	slot = total / cfg->nr_slots;
-	if (total % cfg->nr_slots || slot % unit)
-		die("-x %u: %s of test memory does not split into %u slots "
-		    "that are multiples of %s", cfg->nr_slots,
-		    fmt_size(total, a, sizeof(a)), cfg->nr_slots,
-		    fmt_size(unit, b, sizeof(b)));
-	check_ranges(cfg, total);
-	validate_dirty_log(cfg);
-	validate_zap(cfg, total);
-	if (cfg->pinned) {
-		for (u32 i = 0; i < cfg->nr_vcpus; i++)
-			if (cfg->pin[i] < 0)
-				die("-c: %u CPUs listed for %u vCPUs", i,
-				    cfg->nr_vcpus);
-	}
-	if (!cfg->guest)
-		cfg->guest = default_guest();
-	if (access(cfg->guest, R_OK))
-		die("--guest %s: %s (build it with make)", cfg->guest,
-		    strerror(errno));
-	if (cfg->qemu && (cfg->backing || cfg->nr_slots > 1 || cfg->pinned))
-		die("--backend qemu: -s, -x and -c are about KVM memslots and "
-		    "vCPU threads; QEMU's own memory is used");
-	if (!cfg->qemu)
-		backing_preflight(cfg->backing, total,
-				  cfg->reserve_hugepages);
-}
-
-static enum dlog_mode parse_mode(const char *val)
-{
-	for (int i = DLOG_GET; i < DLOG_NR; i++)
-		if (!strcmp(val, dlog_mode_names[i]))
-			return (enum dlog_mode)i;
-	die("--mode %s: unknown (accepted: get, clear, clear-init-set, ring, "
-	    "ring-acq-rel)", val);
-}
-
-static void parse_one(struct run_config *cfg, int c, const char *arg)
-{
-	u64 v;
-	int a;
-
-	switch (c) {
-	case 'v':
-		cfg->nr_vcpus = (u32)parse_u64_opt("-v", arg, 1, MMUB_MAX_VCPUS);
-		break;
-	case 'b':
-		if (mmub_parse_size(arg, &cfg->vcpu_bytes) || !cfg->vcpu_bytes ||
-		    cfg->vcpu_bytes % MMUB_SZ_4K)
-			die("-b %s: bad size (accepted: a multiple of 4K with "
-			    "an optional k/m/g/t suffix, e.g. 512M)", arg);
-		break;
-	case 's':
-		cfg->backing = parse_backing(arg);
-		backing_given = true;
-		break;
-	case 'x':
-		cfg->nr_slots = (u32)parse_u64_opt("-x", arg, 1, 256);
-		break;
-	case 'i':
-		cfg->iterations = (u32)parse_u64_opt("-i", arg, 0, 100000);
-		break;
-	case 'w':
-		cfg->wl.write_pct = (u32)parse_u64_opt("-w", arg, 0, 100);
-		break;
-	case 'a':
-		cfg->wl.flags |= MMUB_WL_RANDOM;
-		break;
-	case 'r':
-		cfg->wl.seed = parse_u64_opt("-r", arg, 0, ~0ULL);
-		break;
-	case 'c':
-		parse_pins(cfg, arg);
-		break;
-	case OPT_GUEST_PAGE:
-		cfg->guest_page = parse_page("--guest-page", arg);
-		page_given = true;
-		break;
-	case OPT_TOUCH:
-		cfg->wl.stride = parse_page("--touch", arg);
-		stride_given = true;
-		break;
-	case OPT_FRACTION:
-		if (mmub_parse_fraction(arg, &cfg->wl.fraction_ppm) ||
-		    !cfg->wl.fraction_ppm)
-			die("--fraction %s: out of range (accepted: (0, 1] as "
-			    "0.25 or 25%%)", arg);
-		break;
-	case OPT_RANGES:
-		if (mmub_wl_parse_word(&cfg->wl, "ranges", arg))
-			die("--ranges %s: bad list (accepted: up to %d "
-			    "OFFSET+LENGTH pairs, e.g. 0+64m,512m+1g)", arg,
-			    MMUB_MAX_RANGES);
-		break;
-	case OPT_REPEAT:
-		cfg->repeat = (u32)parse_u64_opt("--repeat", arg, 1, 1000);
-		break;
-	case OPT_JSON:
-		cfg->json = arg;
-		break;
-	case OPT_NO_POPULATE:
-		cfg->populate = false;
-		break;
-	case OPT_RESERVE:
-		cfg->reserve_hugepages = true;
-		break;
-	case OPT_WATCHDOG:
-		cfg->watchdog_s = (u32)parse_u64_opt("--watchdog", arg, 1, 86400);
-		break;
-	case OPT_GUEST:
-		cfg->guest = arg;
-		break;
-	case OPT_NO_LATENCY:
-		cfg->wl.flags &= ~MMUB_WL_LATENCY;
-		break;
-	case OPT_DEBUG_ACTION:
-		a = mmub_parse_action(arg);
-		if (a <= MMUB_ACT_TOUCH)
-			die("--debug-action %s: unknown (accepted: fault, hang)",
-			    arg);
-		cfg->wl.action = (u32)a;
-		break;
-	case OPT_MODE:
-		cfg->dirty_mode = parse_mode(arg);
-		break;
-	case 'g':
-		cfg->dirty_mode = DLOG_GET;
-		break;
-	case 'k':
-		cfg->clear_chunk = parse_u64_opt("-k", arg, 64, 1ULL << 32);
-		if (cfg->clear_chunk % 64)
-			die("-k %s: must be a multiple of 64 pages", arg);
-		break;
-	case OPT_RING_SIZE:
-		if (mmub_parse_size(arg, &v) || v < 4096 || v > (1U << 30) ||
-		    (v & (v - 1)))
-			die("--ring-size %s: must be a power of two from 4K "
-			    "(bytes, k/m suffix)", arg);
-		cfg->ring_bytes = (u32)v;
-		ring_size_given = true;
-		break;
-	case OPT_VERIFY:
-		cfg->verify = true;
-		break;
-	case OPT_ROUNDS:
-		cfg->rounds = (u32)parse_u64_opt("--rounds", arg, 0, 1000000);
-		break;
-	case OPT_TABLE:
-		/* "--table" alone (zap: all six) or "--table VALUE". */
-		cfg->table = arg ? arg : "";
-		break;
-	case OPT_ZAP:
-		if (zap_parse_pattern(cfg, arg))
-			die("--zap %s: unknown pattern (accepted: same:SIZE, "
-			    "rolling:SIZE, same16, same4, c16, c4, c2, c1)", arg);
-		break;
-	case OPT_ZAP_COUNT:
-		cfg->zap_count = (u32)parse_u64_opt("--zap-count", arg, 1,
-						    100000000);
-		break;
-	case OPT_ZAP_DURATION:
-		cfg->zap_duration_s = (u32)parse_u64_opt("--zap-duration", arg,
-							 1, 86400);
-		break;
-	case OPT_BACKEND:
-		if (strcmp(arg, "kvm") && strcmp(arg, "qemu"))
-			die("--backend %s: unknown (accepted: kvm, qemu)", arg);
-		cfg->qemu = !strcmp(arg, "qemu");
-		break;
-	case OPT_ZAP_PAUSE:
-		cfg->zap_pause_us = (u32)parse_u64_opt("--zap-pause", arg, 0,
-						       10000000);
-		break;
-	case OPT_DEBUG_DROP:
-		cfg->debug_drop_round = (s64)parse_u64_opt("--debug-drop-dirty",
-							   arg, 0, 1000000);
-		break;
-	case OPT_EXEC:
-		cfg->wl.action = MMUB_ACT_EXEC;
-		break;
-	case OPT_NX_PERIOD:
-		cfg->nx_period_ms = (u32)parse_u64_opt("--recovery-period", arg,
-						       1, 3600000);
-		nx_given = true;
-		break;
-	case OPT_NX_RATIO:
-		cfg->nx_ratio = (u32)parse_u64_opt("--recovery-ratio", arg, 1,
-						   3600);
-		nx_given = true;
-		break;
-	case OPT_NX_WAIT:
-		cfg->nx_wait_s = (u32)parse_u64_opt("--recovery-wait", arg, 1,
-						    86400);
-		nx_given = true;
-		break;
-	case OPT_NX_NO_LOG:
-		cfg->nx_no_log = true;
-		nx_given = true;
-		break;
-	case OPT_HELP:
-		cli_usage(stdout);
-		exit(0);
-	default:
-		die("unknown option (see %s --help)", MMUB_NAME);
-	}
-}
-
-void cli_parse(struct run_config *cfg, int argc, char **argv)
-{
-	int c;
-
-	defaults(cfg);
-	cfg->scenario = argv[0];
+	lo[n] = (struct option){ NULL, 0, NULL, 0 };
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":v:b:s:x:i:w:ar:c:gk:", long_opts,
-				NULL)) != -1) {
-		if (c == ':')
-			die("%s: needs a value (see %s --help)",
-			    argv[optind - 1], MMUB_NAME);
-		if (c == '?')
-			die("%s: unknown option (see %s --help)",
-			    argv[optind - 1], MMUB_NAME);
-		if (c == OPT_TABLE && !optarg && optind < argc &&
-		    argv[optind][0] != '-')
-			optarg = argv[optind++];
-		parse_one(cfg, c, optarg);
+	while ((key = getopt_long(argc, argv, shorts, lo, &idx)) != -1) {
+		const struct optent *e;
+		const char *arg = optarg;
+
+		if (key == ':')
+			die("%s: needs a value (see %s %s --help)",
+			    argv[optind - 1], MMUB_NAME, s->name);
+		if (key == '?')
+			die("%s: unknown option (see %s %s --help)",
+			    argv[optind - 1], MMUB_NAME, s->name);
+		e = key >= 1000 ? &ents[key - 1000] :
+				  find_short(ents, n, key, s);
+		if (e->owner && e->owner != s)
+			die("--%s: belongs to the %s scenario, not %s",
+			    e->o->name, e->owner->name, s->name);
+		/* "--table" alone, or "--table VALUE". */
+		if (e->o->has_arg == optional_argument && !arg &&
+		    optind < argc && argv[optind][0] != '-')
+			arg = argv[optind++];
+		if (e->owner)
+			s->parse(e->o->key, arg);
+		else
+			parse_common(c, e->o->key, arg, s);
 	}
 	if (optind < argc)
-		die("%s: unexpected argument (see %s --help)", argv[optind],
-		    MMUB_NAME);
-	validate(cfg);
+		die("%s: unexpected argument (see %s %s --help)", argv[optind],
+		    MMUB_NAME, s->name);
+	if (s->validate)
+		s->validate(c);
+	validate(c);
+	if (!c->no_kvm) {
+		u64 start, end;
+
+		/* Not ELF, another arch, another protocol: dies naming it. */
+		elf_probe(c->vm.guest, &start, &end);
+		backing_preflight(c->vm.backing,
+				  c->vm.vcpu_bytes * c->vm.nr_vcpus,
+				  c->vm.reserve_hugepages);
+	}
 }

@@ -1,12 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The command line: the options every VM scenario shares, and the
+ * scenario's own, which its file declares.  Every bad value is one line
+ * naming the option and what it accepts, exit status 2, before any VM
+ * exists.
+ */
 #ifndef HOST_CLI_H
 #define HOST_CLI_H
 
 #include <stdio.h>
-#include "mmubench.h"
+#include "scenarios/scenario.h"
 
-/* argv[0] is the scenario name. */
-void cli_parse(struct run_config *cfg, int argc, char **argv);
-void cli_usage(FILE *f);
+/*
+ * Parse argv (argv[0] is the scenario's name) for @s: the common options
+ * into @c, @s's own to s->parse(); an option of another of the @nr
+ * scenarios @all is named as such.  Then s->validate() and the common
+ * checks.
+ */
+void cli_parse(const struct scenario *s, const struct scenario *const *all,
+	       size_t nr, struct common *c, int argc, char **argv);
+
+/* The options section of the usage: the common ones, then @s's own. */
+void cli_usage_options(FILE *f, const struct scenario *s);
+/* @s's own options. */
+void cli_usage_scenario(FILE *f, const struct scenario *s);
 
 #endif

@@ -40,6 +40,79 @@ bad() { # EXPECTED-TEXT ARGS...
 @test "watchdog 0" { bad "--watchdog 0: out of range" touch --watchdog 0; }
 @test "pin list shorter than the vCPUs" { bad "-c: 1 CPUs listed for 2 vCPUs" touch -v 2 -c 0; }
 @test "unknown debug action" { bad "--debug-action boom: unknown (accepted: fault, hang)" touch --debug-action boom; }
+# Numbers are decimal: a leading zero is not octal, 0x is not hex.
+@test "numbers are decimal: -v 065 is 65, out of range" { bad "-v 065: out of range (accepted: 1..64)" touch -v 065; }
+@test "numbers are decimal: -v 0x10 is not a number" { bad "-v 0x10: not a number (accepted: 1..64)" touch -v 0x10; }
+@test "numbers are decimal: -v abc is not a number" { bad "-v abc: not a number (accepted: 1..64)" touch -v abc; }
+@test "-c names a CPU this process may not use" { bad "-c 08: this process may not run on CPU 8 (accepted: " touch -c 08; }
+@test "-b 0" { bad "-b 0: bad size" touch -b 0; }
+@test "a size that overflows" { bad "-b 99999999999999t: bad size" touch -b 99999999999999t; }
+@test "more memory than can be mapped" { bad "-b 65536G x -v 64: more test memory than mmubench can map" touch -b 64t -v 64; }
+@test "-x 0" { bad "-x 0: out of range (accepted: 1..256)" touch -x 0; }
+@test "fraction that is not a number" { bad "--fraction abc: not a number" touch --fraction abc; }
+@test "overlapping ranges" { bad "--ranges 0+4m,2m+4m: ranges 0 and 1 overlap" touch --ranges 0+4m,2m+4m; }
+@test "more than 8 ranges" {
+	bad "bad list (accepted: up to 8 OFFSET+LENGTH pairs" touch \
+		--ranges 0+1m,2m+1m,4m+1m,6m+1m,8m+1m,10m+1m,12m+1m,14m+1m,16m+1m
+}
+@test "a stray argument" { bad "stray: unexpected argument (see mmubench touch --help)" touch stray; }
+@test "an unwritable --json is found before the run" {
+	bad "--json /nonexistent/dir/x.json: cannot write there: No such file or directory" \
+		touch --json /nonexistent/dir/x.json
+}
+@test "a --guest that is not ELF" { bad "--guest /etc/passwd: not an ELF64 file" touch --guest /etc/passwd; }
+@test "a --guest for the other arch" {
+	local other=arm64
+	[[ $ARCH == arm64 ]] && other=x86_64
+	[[ -f $O/$other/guest.elf ]] || skip "no $other guest built (test/run.sh builds it)"
+	bad "built for another architecture than this mmubench ($ARCH)" \
+		touch --guest "$O/$other/guest.elf"
+}
+@test "an option of another scenario, even at its default value" {
+	bad "--zap-count: belongs to the zap scenario, not touch" touch --zap-count 200
+	bad "--verify: belongs to the dirty-log scenario, not nx-recovery" nx-recovery --verify
+}
+@test "--debug-drop-dirty beyond the last harvest" {
+	bad "--debug-drop-dirty 5000: past the last harvest (accepted: 0..12" \
+		dirty-log --verify --rounds 10 --debug-drop-dirty 5000
+}
+
+# The offline commands: a file that is not a whole mmubench document.
+doc() { # NAME CONTENT
+	printf '%s' "$2" >"$BATS_TEST_TMPDIR/$1"
+	echo "$BATS_TEST_TMPDIR/$1"
+}
+good_doc() {
+	doc good.json '{"scenario": "zap", "config": {}, "results": {"runs": [{"zap": {"zap_total_ms": 1}}]}}'
+}
+@test "compare and merge: an empty file" {
+	local e g
+	e=$(doc empty.json '') g=$(good_doc)
+	bad "compare: $e: not a JSON document: " compare "$g" "$e"
+	bad "merge: $e: not a JSON document: " merge "$BATS_TEST_TMPDIR/o.json" "$g" "$e"
+	[[ ! -e $BATS_TEST_TMPDIR/o.json ]]
+}
+@test "compare and merge: a truncated file" {
+	local t g
+	t=$(doc trunc.json '{"scenario": "zap", "results": {"runs": [{"zap": {"zap_to') g=$(good_doc)
+	bad "compare: $t: not a JSON document: " compare "$g" "$t"
+	bad "merge: $t: not a JSON document: " merge "$BATS_TEST_TMPDIR/o.json" "$t" "$g"
+}
+@test "compare and merge: runs: []" {
+	local r g
+	r=$(doc runs.json '{"scenario": "zap", "config": {}, "results": {"runs": []}}') g=$(good_doc)
+	bad "compare: $r: results.runs is empty: the run wrote no result" compare "$r" "$g"
+	bad "merge: $r: results.runs is empty: the run wrote no result" merge "$BATS_TEST_TMPDIR/o.json" "$g" "$r"
+}
+@test "compare and merge: a file that is not there" {
+	local g
+	g=$(good_doc)
+	bad "compare: $BATS_TEST_TMPDIR/none.json: cannot open it: No such file or directory" \
+		compare "$g" "$BATS_TEST_TMPDIR/none.json"
+	bad "merge: $BATS_TEST_TMPDIR/none.json: cannot open it: No such file or directory" \
+		merge "$BATS_TEST_TMPDIR/o.json" "$g" "$BATS_TEST_TMPDIR/none.json"
+}
+
 @test "hugetlb pool too small names the sysctl and the number" {
 	local f=/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages
 	[[ -r $f ]] || skip "this kernel has no 2M hugetlb pool"
@@ -55,10 +128,10 @@ bad() { # EXPECTED-TEXT ARGS...
 @test "help lists every option" {
 	run "$MMUBENCH" --help
 	assert_success
-	for o in -v -b -s -x -i -w -a -r -c --guest-page --touch --fraction \
-		 --ranges --repeat --json --no-populate --reserve-hugepages \
-		 --watchdog --guest --no-latency --debug-action; do
-		assert_output --partial "  $o "
+	for o in vcpus bytes backing slots iterations writes random seed cpus \
+		 guest-page touch fraction ranges repeat json no-populate \
+		 reserve-hugepages watchdog guest no-latency debug-action; do
+		assert_line --regexp "^  (-[a-z], )?--$o( |$)"
 	done
 }
 

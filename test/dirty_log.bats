@@ -108,7 +108,7 @@ done'
 	assert_output --partial "--debug-drop-dirty: needs --verify"
 	run "$MMUBENCH" touch --verify
 	assert_equal "$status" 2
-	assert_output --partial "belong to the dirty-log scenario"
+	assert_output "mmubench: --verify: belongs to the dirty-log scenario, not touch"
 	run "$MMUBENCH" dirty-log --table frob
 	assert_equal "$status" 2
 	assert_output --partial "--table frob: unknown (accepted: enable)"

@@ -55,24 +55,6 @@ for t in cpio gzip readelf flock; do
 		die "missing '$t': apt-get install $(case $t in readelf) echo binutils ;; flock) echo util-linux ;; *) echo $t ;; esac)"
 done
 
-# The arm64 busybox comes from Debian's arm64 .deb, fetched with a
-# private apt state so that the machine's own apt setup stays untouched.
-fetch_arm64_busybox() {
-	local dir=$cache/busybox-arm64 apt
-	apt=(apt-get -qq -o APT::Sandbox::User=root -o Dir::State::Lists="$dir/apt/lists"
-	     -o Dir::Cache="$dir/apt/cache" -o Dir::State::status="$dir/apt/status"
-	     -o APT::Architecture=arm64 -o APT::Architectures::=arm64)
-	mkdir -p "$dir/apt/lists/partial" "$dir/apt/cache/archives/partial"
-	touch "$dir/apt/status"
-	"${apt[@]}" update >&2 ||
-		die "apt-get update for arm64 failed (is a Debian mirror reachable?)"
-	(cd "$dir" && "${apt[@]}" download busybox-static:arm64 >&2) ||
-		die "could not download busybox-static:arm64"
-	rm -rf "$dir/root"
-	dpkg-deb -x "$dir"/busybox-static_*_arm64.deb "$dir/root"
-	rm -f "$dir"/busybox-static_*_arm64.deb
-}
-
 case $arch in
 x86_64)
 	busybox=/bin/busybox
@@ -80,11 +62,10 @@ x86_64)
 	libroot=/
 	;;
 arm64)
+	# Debian's arm64 .deb, unpacked once with a private apt state.
+	"${BASH_SOURCE[0]%/*}/../fetch-arm64.sh" "$cache/busybox-arm64" \
+		busybox-static -- bin/busybox
 	busybox=$cache/busybox-arm64/root/bin/busybox
-	if [[ ! -x $busybox ]]; then
-		mkdir -p "$cache"
-		{ flock 8; [[ -x $busybox ]] || fetch_arm64_busybox; } 8>"$cache/.lock-busybox-arm64"
-	fi
 	# Debian's cross toolchain packages ship the arm64 glibc and friends.
 	libroot=/usr/aarch64-linux-gnu
 	;;

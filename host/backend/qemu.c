@@ -15,9 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/wait.h>
-#include "../json.h"
-#include "../mmubench.h"
-#include "qemu.h"
+#include "util/util.h"
+#include "results/json.h"
+#include "backend/qemu.h"
 
 #define OUT_MAX		(4 * MMUB_MIB)
 
@@ -26,9 +26,10 @@ struct qemu_pass {
 };
 
 /* The guest's command line, in the words guest/arch/<arch> parses. */
-static void guest_words(const struct run_config *c, char *buf, size_t len)
+static void guest_words(const struct vm_params *p, u32 passes, char *buf,
+			size_t len)
 {
-	const struct mmub_workload *wl = &c->wl;
+	const struct mmub_workload *wl = &p->wl;
 	char frac[16];
 	size_t n;
 
@@ -38,9 +39,9 @@ static void guest_words(const struct run_config *c, char *buf, size_t len)
 		snprintf(frac, sizeof(frac), "0.%06u", wl->fraction_ppm);
 	snprintf(buf, len, "vcpus=%u mem=%llu page=%llu passes=%u write=%u "
 		 "seed=%llu stride=%llu fraction=%s random=%u latency=%u "
-		 "action=%s", c->nr_vcpus,
-		 (unsigned long long)(c->vcpu_bytes * c->nr_vcpus),
-		 (unsigned long long)c->guest_page, c->iterations + 1,
+		 "action=%s", p->nr_vcpus,
+		 (unsigned long long)(p->vcpu_bytes * p->nr_vcpus),
+		 (unsigned long long)p->guest_page, passes,
 		 wl->write_pct, (unsigned long long)wl->seed,
 		 (unsigned long long)wl->stride, frac,
 		 !!(wl->flags & MMUB_WL_RANDOM), !!(wl->flags & MMUB_WL_LATENCY),
@@ -138,50 +139,32 @@ static void print_row(const struct qemu_pass *q)
 	       to_ns(q, q->p50), to_ns(q, q->p99), to_ns(q, q->p999));
 }
 
-static void json_pass(struct json *j, const struct qemu_pass *q)
+static json_t *json_pass(const struct qemu_pass *q)
 {
 	double ns = to_ns(q, q->cycles);
+	json_t *o = json_object(), *lat = json_object();
 
-	json_obj_begin(j, NULL);
-	json_u64(j, "pass", q->pass);
-	json_u64(j, "vcpu", q->cpu);
-	json_u64(j, "accesses", q->accesses);
-	json_u64(j, "writes", q->writes);
-	json_u64(j, "cycles", q->cycles);
-	json_num(j, "ns", ns);
-	json_num(j, "pages_per_s", ns > 0 ? q->accesses / ns * 1e9 : 0);
-	json_obj_begin(j, "latency_ns");
-	json_num(j, "p50", to_ns(q, q->p50));
-	json_num(j, "p99", to_ns(q, q->p99));
-	json_num(j, "p99.9", to_ns(q, q->p999));
-	json_num(j, "max", to_ns(q, q->max));
-	json_obj_end(j);
-	json_obj_end(j);
+	jset(o, "pass", json_integer((json_int_t)q->pass));
+	jset(o, "vcpu", json_integer((json_int_t)q->cpu));
+	jset(o, "accesses", json_integer((json_int_t)q->accesses));
+	jset(o, "writes", json_integer((json_int_t)q->writes));
+	jset(o, "cycles", json_integer((json_int_t)q->cycles));
+	jset(o, "ns", jnum(ns));
+	jset(o, "pages_per_s", jnum(ns > 0 ? q->accesses / ns * 1e9 : 0));
+	jset(lat, "p50", jnum(to_ns(q, q->p50)));
+	jset(lat, "p99", jnum(to_ns(q, q->p99)));
+	jset(lat, "p99.9", jnum(to_ns(q, q->p999)));
+	jset(lat, "max", jnum(to_ns(q, q->max)));
+	jset(o, "latency_ns", lat);
+	return o;
 }
 
 /* Print every pass line; the guest's own exit line decides success. */
-static int report(const struct run_config *cfg, const char *guest_arch,
-		  char *out)
+static int parse_output(char *out, json_t *passes)
 {
-	int status = -1;
-	struct json j;
 	char *line, *save = NULL;
-	u32 rows = 0;
+	int status = -1;
 
-	json_init(&j);
-	json_obj_begin(&j, NULL);
-	json_str(&j, "scenario", cfg->scenario);
-	json_str(&j, "backend", "qemu");
-	json_str(&j, "arch", guest_arch);
-	json_obj_begin(&j, "config");
-	json_u64(&j, "vcpus", cfg->nr_vcpus);
-	json_u64(&j, "vcpu_bytes", cfg->vcpu_bytes);
-	json_u64(&j, "guest_page", cfg->guest_page);
-	json_u64(&j, "stride", cfg->wl.stride);
-	json_str(&j, "action", mmub_action_names[cfg->wl.action]);
-	json_u64(&j, "write_pct", cfg->wl.write_pct);
-	json_obj_end(&j);
-	json_arr_begin(&j, "passes");
 	printf("  %-10s %4s %10s %10s %10s %9s %9s %9s\n", "pass", "vcpu",
 	       "accesses", "ms", "Mpages/s", "p50_ns", "p99_ns", "p99.9_ns");
 	for (line = strtok_r(out, "\r\n", &save); line;
@@ -190,25 +173,14 @@ static int report(const struct run_config *cfg, const char *guest_arch,
 
 		if (parse_pass(line, &q)) {
 			print_row(&q);
-			json_pass(&j, &q);
-			rows++;
+			if (json_array_append_new(passes, json_pass(&q)))
+				die("out of memory");
 		} else if (!strncmp(line, "MMUB-EXIT status=", 17)) {
 			status = atoi(line + 17);
 		} else if (!strncmp(line, "MMUB error", 10) ||
 			   !strncmp(line, "MMUB fault", 10)) {
 			err_msg("guest: %s", line);
 		}
-	}
-	json_arr_end(&j);
-	json_obj_end(&j);
-	if (cfg->json && !status && !j.failed &&
-	    write_file_atomic(cfg->json, j.buf, j.len))
-		die("--json %s: cannot write it", cfg->json);
-	json_free(&j);
-	if (!status && rows != (cfg->iterations + 1) * cfg->nr_vcpus) {
-		err_msg("--backend qemu: %u pass lines, expected %u", rows,
-			(cfg->iterations + 1) * cfg->nr_vcpus);
-		return -1;
 	}
 	return status;
 }
@@ -226,52 +198,51 @@ static u16 guest_machine(const char *path)
 	return eh.e_machine;
 }
 
-int backend_qemu(const struct run_config *cfg)
+int qemu_run(const struct vm_params *p, u32 passes, struct qemu_result *res)
 {
 	char words[512], mem[32], smp[16], *argv[40], *out;
-	const char *guest_arch;
+	u32 want = passes * p->nr_vcpus;
 	bool timed_out;
 	int wst, status;
 
-	if (strcmp(cfg->scenario, "touch"))
-		die("--backend qemu: only the touch scenario runs without KVM "
-		    "(%s needs /dev/kvm; see ci/kvm-exec.sh)", cfg->scenario);
-	guest_words(cfg, words, sizeof(words));
+	guest_words(p, passes, words, sizeof(words));
 	/* The guest's own memory and the firmware's, on top of the test. */
 	snprintf(mem, sizeof(mem), "%lluM", (unsigned long long)
-		 ((cfg->vcpu_bytes * cfg->nr_vcpus) / MMUB_MIB + 192));
-	snprintf(smp, sizeof(smp), "%u", cfg->nr_vcpus);
-	switch (guest_machine(cfg->guest)) {
+		 ((p->vcpu_bytes * p->nr_vcpus) / MMUB_MIB + 192));
+	snprintf(smp, sizeof(smp), "%u", p->nr_vcpus);
+	switch (guest_machine(p->guest)) {
 	case EM_X86_64:
-		qemu_argv_x86_64(cfg, argv, 40, cfg->guest, words, mem, smp);
-		guest_arch = "x86_64";
+		qemu_argv_x86_64(p, argv, 40, words, mem, smp);
+		res->arch = "x86_64";
 		break;
 	case EM_AARCH64:
-		qemu_argv_arm64(cfg, argv, 40, cfg->guest, words, mem, smp);
-		guest_arch = "arm64";
+		qemu_argv_arm64(p, argv, 40, words, mem, smp);
+		res->arch = "arm64";
 		break;
 	default:
-		die("--guest %s: not an x86_64 or arm64 guest image", cfg->guest);
+		die("--guest %s: not an x86_64 or arm64 guest image", p->guest);
 	}
+	res->passes = json_array();
 	out = malloc(OUT_MAX);
-	if (!out)
+	if (!out || !res->passes)
 		die("out of memory");
-	printf("mmubench %s --backend qemu: %u vCPU%s x %lluM under %s (TCG: "
-	       "no second-stage MMU, no KVM stats)\n", cfg->scenario,
-	       cfg->nr_vcpus, cfg->nr_vcpus > 1 ? "s" : "",
-	       (unsigned long long)(cfg->vcpu_bytes / MMUB_MIB), argv[0]);
-	wst = run_qemu(argv, out, OUT_MAX, cfg->watchdog_s, &timed_out);
+	printf("mmubench touch --backend qemu: %u vCPU%s x %lluM under %s "
+	       "(TCG: no second-stage MMU, no KVM stats)\n",
+	       p->nr_vcpus, p->nr_vcpus > 1 ? "s" : "",
+	       (unsigned long long)(p->vcpu_bytes / MMUB_MIB), argv[0]);
+	wst = run_qemu(argv, out, OUT_MAX, p->watchdog_s, &timed_out);
 	if (timed_out) {
 		free(out);
 		die("--backend qemu: the guest did not finish in %u s "
-		    "(--watchdog)", cfg->watchdog_s);
+		    "(--watchdog)", p->watchdog_s);
 	}
-	status = report(cfg, guest_arch, out);
-	if (status < 0) {
+	status = parse_output(out, res->passes);
+	if (status < 0)
 		err_msg("--backend qemu: no result from the guest (QEMU wait "
 			"status %d); its output was:\n%s", wst, out);
-		status = 1;
-	}
+	else if (!status && json_array_size(res->passes) != want)
+		err_msg("--backend qemu: %zu pass lines, expected %u",
+			json_array_size(res->passes), want);
 	free(out);
-	return status ? 1 : 0;
+	return !status && json_array_size(res->passes) == want ? 0 : 1;
 }

@@ -1,20 +1,34 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The QEMU backend: the guest image alone under QEMU (TCG), the workload
+ * on its command line, its results read back from the serial port.  It
+ * takes the same struct vm_params as the VMM and knows no scenario.
+ */
 #ifndef HOST_BACKEND_QEMU_H
 #define HOST_BACKEND_QEMU_H
 
-#include "../mmubench.h"
+#include <jansson.h>
+#include "vmm/vmm.h"
 
-/* Run cfg's scenario as a standalone guest under QEMU; exit status. */
-int backend_qemu(const struct run_config *cfg);
+struct qemu_result {
+	const char *arch;	/* the guest image's: "x86_64", "arm64" */
+	json_t *passes;		/* one object per pass and vCPU */
+};
+
+/*
+ * Boot @p's guest for @passes passes and print their table; fills @res.
+ * 0 if the guest finished and reported every pass, 1 if not (after
+ * saying why).
+ */
+int qemu_run(const struct vm_params *p, u32 passes, struct qemu_result *res);
+
 /*
  * QEMU command lines per guest architecture, chosen by the image's ELF
  * machine: any host can run either guest under TCG.
  */
-int qemu_argv_x86_64(const struct run_config *cfg, char **argv, int max,
-		     const char *guest, const char *words, const char *mem,
-		     const char *smp);
-int qemu_argv_arm64(const struct run_config *cfg, char **argv, int max,
-		    const char *guest, const char *words, const char *mem,
-		    const char *smp);
+void qemu_argv_x86_64(const struct vm_params *p, char **argv, int max,
+		      const char *words, const char *mem, const char *smp);
+void qemu_argv_arm64(const struct vm_params *p, char **argv, int max,
+		     const char *words, const char *mem, const char *smp);
 
 #endif

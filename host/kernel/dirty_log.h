@@ -13,7 +13,8 @@
 #define HOST_KERNEL_DIRTY_LOG_H
 
 #include <pthread.h>
-#include <mmubench/types.h>
+#include <linux/kvm.h>
+#include <mmubench/boot.h>
 
 enum dlog_mode {
 	DLOG_NONE = 0,
@@ -27,26 +28,33 @@ enum dlog_mode {
 
 extern const char *const dlog_mode_names[DLOG_NR];
 
-struct vm;
-struct vcpu;
-struct kvm_dirty_gfn;
+/* The dirty ring's bytes per vCPU unless --ring-size says otherwise. */
+#define DLOG_RING_DEFAULT	(64 * 1024)
 
-struct dlog_ring {
-	struct kvm_dirty_gfn *gfns;
-	u32 next;		/* next entry to look at */
+/*
+ * A VM as dirty logging sees it, in KVM's own terms: its fd, the test
+ * memory's memslots as KVM_SET_USER_MEMORY_REGION was given them (equal
+ * sizes, consecutive ids), and each vCPU's mapped dirty ring, if any.
+ */
+struct dlog_vm {
+	int fd;
+	u32 nr_slots;
+	struct kvm_userspace_memory_region slots[256];
+	u32 nr_vcpus;
+	struct kvm_dirty_gfn *rings[MMUB_MAX_VCPUS];
+	u32 ring_bytes;
 };
 
 struct dlog {
+	struct dlog_vm v;
 	enum dlog_mode mode;
-	u32 nr_slots;
 	u64 slot_pages;
 	u64 pages;		/* all test pages */
 	u64 *slot_bmap;		/* GET buffer, one slot */
 	u64 *dirty;		/* harvested, not yet consumed */
 	u64 clear_chunk;	/* pages per KVM_CLEAR_DIRTY_LOG */
 	u32 ring_entries;
-	u32 ring_bytes;
-	struct dlog_ring rings[64];
+	u32 ring_next[MMUB_MAX_VCPUS];	/* next entry of each ring */
 	pthread_mutex_t lock;	/* dirty[] and the rings */
 	u64 ring_full_exits;
 	/* ms spent in the last harvest, per kind of call */
@@ -58,17 +66,28 @@ struct dlog {
 /* Is @mode possible here? 0, or -1 with the reason in @why. */
 int dlog_check(int kvm_fd, enum dlog_mode mode, u32 ring_bytes, char *why,
 	       size_t len);
-/* VM-wide set-up: before vCPUs exist (the ring needs that). */
-void dlog_vm_init(struct vm *vm, struct dlog *d);
-void dlog_vcpu_init(struct vm *vm, struct vcpu *v);
+/* The same, before any VM exists: dies naming what is missing. */
+void dlog_preflight(enum dlog_mode mode, u32 ring_bytes);
+/* --mode NAME, or die listing the modes. */
+enum dlog_mode dlog_parse_mode(const char *val);
+bool dlog_is_ring(enum dlog_mode mode);
+/*
+ * The mode's capabilities on the VM @v (copied).  The ring modes need
+ * the rings, which KVM makes with the vCPUs.
+ */
+void dlog_init(struct dlog *d, const struct dlog_vm *v, enum dlog_mode mode,
+	       u64 clear_chunk);
+/*
+ * For a vCPU thread that exited with KVM_EXIT_DIRTY_RING_FULL: empty
+ * every ring (@arg is the dlog); the vCPU waits meanwhile.
+ */
+void dlog_ring_full(void *arg);
 /* Turn KVM_MEM_LOG_DIRTY_PAGES on or off on every test slot; ms taken. */
-double dlog_enable(struct vm *vm, bool on);
+double dlog_enable(struct dlog *d, bool on);
 /* Collect into d->dirty (ORed); returns the pages newly reported. */
-u64 dlog_harvest(struct vm *vm);
+u64 dlog_harvest(struct dlog *d);
 /* Move the harvested bitmap into @out (pages bits) and clear it. */
 void dlog_take(struct dlog *d, u64 *out);
-/* From a vCPU thread on KVM_EXIT_DIRTY_RING_FULL. */
-void dlog_ring_full(struct vm *vm);
 void dlog_free(struct dlog *d);
 
 #endif

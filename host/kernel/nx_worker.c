@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "nx_worker.h"
+#include "kernel/nx_worker.h"
 
 #define NX_WORKER_COMM	"kvm-nx-lpage-re"
 

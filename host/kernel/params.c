@@ -3,15 +3,16 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include "../mmubench.h"
-#include "params.h"
+#include "util/cleanup.h"
+#include "util/util.h"
+#include "kernel/params.h"
 
 #define KPARAM_DIR	"/sys/module/kvm/parameters/"
 #define KPARAM_MAX	8
 
+/* Parameters already set once: their first value is the one restored. */
 struct kparam_saved {
 	char name[48];
-	char old[64];
 };
 
 static struct kparam_saved saved[KPARAM_MAX];
@@ -73,13 +74,16 @@ int kparam_set(const char *name, const char *val, char *why, size_t len)
 			 "have it)", name, strerror(errno));
 		return -1;
 	}
-	/* The first value seen is the one to put back. */
+	/* The first value seen is the one to put back, on every way out. */
 	if (!is_saved(name)) {
+		char path[128];
+
 		if (nr_saved == KPARAM_MAX)
 			die("kparam_set: too many parameters (bug)");
 		snprintf(saved[nr_saved].name, sizeof(saved[0].name), "%s",
 			 name);
-		snprintf(saved[nr_saved].old, sizeof(saved[0].old), "%s", old);
+		param_path(path, sizeof(path), name);
+		cleanup_push(CLEANUP_WRITE, path, old);
 		nr_saved++;
 	}
 	if (param_write(name, val)) {
@@ -89,15 +93,4 @@ int kparam_set(const char *name, const char *val, char *why, size_t len)
 		return -1;
 	}
 	return 0;
-}
-
-void kparam_restore(void)
-{
-	while (nr_saved) {
-		struct kparam_saved *s = &saved[--nr_saved];
-
-		if (param_write(s->name, s->old))
-			err_msg("could not restore kvm.%s to %s: %s", s->name,
-				s->old, strerror(errno));
-	}
 }

@@ -14,12 +14,10 @@
 int kparam_read(const char *name, char *buf, size_t len);
 
 /*
- * Set kvm.@name to @val, remembering the old value.  -1 with the reason
- * (naming the parameter, the errno and the fix) in @why.
+ * Set kvm.@name to @val; the old value comes back on every way out
+ * (util/cleanup.h).  -1 with the reason (naming the parameter, the
+ * errno and the fix) in @why.
  */
 int kparam_set(const char *name, const char *val, char *why, size_t len);
-
-/* Put back every parameter kparam_set() changed (idempotent). */
-void kparam_restore(void);
 
 #endif

@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "probes.h"
+#include <sys/stat.h>
+#include "util/cleanup.h"
+#include "kernel/probes.h"
 
 static const char *const tracefs_dirs[] = {
 	"/sys/kernel/tracing",
@@ -171,65 +173,106 @@ u64 probes_count(const char *text, const char *event)
 	return n;
 }
 
-static int tracefs_write(const char *file, const char *text)
+static int tracefs_write(const char *file, const char *text, bool append)
 {
-	char path[160];
+	char path[192];
 	int fd, ok;
 
 	snprintf(path, sizeof(path), "%s/%s", tracefs, file);
-	fd = open(path, O_WRONLY | (strcmp(file, "kprobe_events") ? O_TRUNC :
-				    O_APPEND));
+	fd = open(path, O_WRONLY | O_CLOEXEC | (append ? O_APPEND : O_TRUNC));
 	if (fd < 0)
 		return -1;
 	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
-	close(fd);
+	ok &= !close(fd);
 	return ok ? 0 : -1;
 }
 
+/*
+ * The kprobe events are global (kprobe_events), but they are enabled,
+ * buffered and read in a tracing instance of our own, so the machine's
+ * own trace buffer, its size and its events are never touched.  Every
+ * probe placed and the instance are undone on every way out
+ * (util/cleanup.h), here at probes_stop().
+ */
+#define INSTANCE	"instances/mmubench"
+
 /* The zap pair is required; the others are used where they exist. */
-static const char *const probe_defs[] = {
-	"p:mmub/zap_entry tdp_mmu_zap_leafs",
-	"r:mmub/zap_exit tdp_mmu_zap_leafs",
-	"p:mmub/lock_entry queued_read_lock_slowpath",
-	"r:mmub/lock_exit queued_read_lock_slowpath",
-	"p:mmub/pt_free tdp_mmu_free_sp_rcu_callback",
+static const struct probe_def {
+	const char *name;
+	const char *def;
+} probe_defs[] = {
+	{ "zap_entry", "p:mmub/zap_entry tdp_mmu_zap_leafs" },
+	{ "zap_exit", "r:mmub/zap_exit tdp_mmu_zap_leafs" },
+	{ "lock_entry", "p:mmub/lock_entry queued_read_lock_slowpath" },
+	{ "lock_exit", "r:mmub/lock_exit queued_read_lock_slowpath" },
+	{ "pt_free", "p:mmub/pt_free tdp_mmu_free_sp_rcu_callback" },
 };
+#define NR_PROBES	(sizeof(probe_defs) / sizeof(*probe_defs))
 #define PROBE_PT_FREE	4
 
+static int probe_undo[NR_PROBES] = { -1, -1, -1, -1, -1 };
+static int instance_undo = -1;
 static bool pt_free_placed;
 
-static void probes_remove(void)
+/* Place one probe and register (or re-arm) its removal. */
+static int place(u32 i)
 {
-	static const char *const names[] = {
-		"zap_entry", "zap_exit", "lock_entry", "lock_exit", "pt_free",
-	};
-	char line[64];
+	char line[96], path[160];
 
-	tracefs_write("events/mmub/enable", "0");
-	for (u32 i = 0; i < sizeof(names) / sizeof(*names); i++) {
-		snprintf(line, sizeof(line), "-:mmub/%s\n", names[i]);
-		tracefs_write("kprobe_events", line);
-	}
+	snprintf(line, sizeof(line), "%s\n", probe_defs[i].def);
+	if (tracefs_write("kprobe_events", line, true))
+		return -1;
+	snprintf(line, sizeof(line), "-:mmub/%s\n", probe_defs[i].name);
+	snprintf(path, sizeof(path), "%s/kprobe_events", tracefs);
+	if (probe_undo[i] < 0)
+		probe_undo[i] = cleanup_push(CLEANUP_APPEND, path, line);
+	else
+		cleanup_rearm(probe_undo[i]);
+	return 0;
 }
 
-static char old_buffer_kb[32];
-static char *read_all(const char *file);
+static int make_instance(void)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), "%s/" INSTANCE, tracefs);
+	if (mkdir(path, 0700) && errno != EEXIST)
+		return -1;
+	/* Removed first: the probes cannot go while it has them enabled. */
+	if (instance_undo < 0)
+		instance_undo = cleanup_push(CLEANUP_RMDIR, path, NULL);
+	else
+		cleanup_rearm(instance_undo);
+	return 0;
+}
+
+static void undo_all(void)
+{
+	cleanup_run_one(instance_undo);
+	for (u32 i = 0; i < NR_PROBES; i++)
+		cleanup_run_one(probe_undo[i]);
+}
 
 int probes_start(char *why, size_t len)
 {
 	u32 placed = 0;
-	char *text;
+	char stale[160];
 
 	if (probes_status(why, len))
 		return -1;
-	probes_remove();
 	pt_free_placed = false;
-	for (u32 i = 0; i < sizeof(probe_defs) / sizeof(*probe_defs); i++) {
-		char line[96];
+	/* Leftovers of a run that was killed: they would block ours. */
+	snprintf(stale, sizeof(stale), "%s/" INSTANCE, tracefs);
+	rmdir(stale);
+	for (u32 i = 0; i < NR_PROBES; i++) {
+		char line[64];
 
+		snprintf(line, sizeof(line), "-:mmub/%s\n", probe_defs[i].name);
+		tracefs_write("kprobe_events", line, true);
+	}
+	for (u32 i = 0; i < NR_PROBES; i++) {
 		/* The lock slow path may be absent; the zap pair may not. */
-		snprintf(line, sizeof(line), "%s\n", probe_defs[i]);
-		if (!tracefs_write("kprobe_events", line)) {
+		if (!place(i)) {
 			placed++;
 			pt_free_placed |= i == PROBE_PT_FREE;
 		} else if (i < 2) {
@@ -237,21 +280,18 @@ int probes_start(char *why, size_t len)
 		}
 	}
 	if (placed < 2) {
-		probes_remove();
+		undo_all();
 		snprintf(why, len, "placing a kprobe on tdp_mmu_zap_leafs "
 			 "failed");
 		return -1;
 	}
 	/* Room for every event of a run: a lost event loses a pair. */
-	text = read_all("buffer_size_kb");
-	snprintf(old_buffer_kb, sizeof(old_buffer_kb), "%s",
-		 text ? text : "1408\n");
-	free(text);
-	tracefs_write("buffer_size_kb", "32768");
-	tracefs_write("trace", "");
-	if (tracefs_write("events/mmub/enable", "1")) {
-		probes_remove();
-		snprintf(why, len, "enabling the mmub kprobe events failed");
+	if (make_instance() ||
+	    tracefs_write(INSTANCE "/buffer_size_kb", "32768", false) ||
+	    tracefs_write(INSTANCE "/events/mmub/enable", "1", false)) {
+		snprintf(why, len, "setting up the tracing instance %s/%s: %s",
+			 tracefs, INSTANCE, strerror(errno));
+		undo_all();
 		return -1;
 	}
 	return 0;
@@ -259,13 +299,13 @@ int probes_start(char *why, size_t len)
 
 static char *read_all(const char *file)
 {
-	char path[160], *buf = NULL;
+	char path[192], *buf = NULL;
 	size_t len = 0, cap = 0;
 	ssize_t n;
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s", tracefs, file);
-	fd = open(path, O_RDONLY);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
 	do {
@@ -289,6 +329,7 @@ static char *read_all(const char *file)
 int probes_stop(struct probe_times *t)
 {
 	char *text;
+	bool ok;
 
 	/*
 	 * Tables are freed an RCU grace period after their zap: give the
@@ -296,8 +337,9 @@ int probes_stop(struct probe_times *t)
 	 */
 	if (pt_free_placed)
 		usleep(200000);
-	tracefs_write("events/mmub/enable", "0");
-	text = read_all("trace");
+	tracefs_write(INSTANCE "/events/mmub/enable", "0", false);
+	text = read_all(INSTANCE "/trace");
+	ok = text != NULL;
 	mmub_hist_reset(&t->zap);
 	mmub_hist_reset(&t->lock_wait);
 	if (text) {
@@ -309,7 +351,6 @@ int probes_stop(struct probe_times *t)
 				  (s64)probes_count(text, "pt_free") : -1;
 		free(text);
 	}
-	probes_remove();
-	tracefs_write("buffer_size_kb", old_buffer_kb);
-	return text ? 0 : -1;
+	undo_all();
+	return ok ? 0 : -1;
 }

@@ -6,7 +6,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <linux/kvm.h>
-#include "stats.h"
+#include "kernel/stats.h"
 
 static int read_exact(int fd, void *buf, size_t len, off_t off)
 {

@@ -11,14 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include "../report.h"
-#include "../../guest/guest.h"
-#include "scenarios.h"
+#include <mmubench/engine.h>
+#include "util/util.h"
+#include "results/json.h"
+#include "scenarios/scenarios.h"
 
 /* The same engine_pass() the guest runs, over host memory. */
-static double host_loop_rate(const struct run_config *cfg)
+static double host_loop_rate(const struct vm_params *p)
 {
-	u64 size = cfg->vcpu_bytes;
+	u64 size = p->vcpu_bytes;
 	struct mmub_boot_info *bi = calloc(1, sizeof(*bi));
 	struct mmub_mailbox *mb = calloc(1, sizeof(*mb));
 	struct mmub_pass rec;
@@ -35,7 +36,7 @@ static double host_loop_rate(const struct run_config *cfg)
 	bi->test_gpa = (u64)mem;
 	bi->test_size = size;
 	bi->mailbox_gpa = (u64)mb;
-	bi->wl = cfg->wl;
+	bi->wl = p->wl;
 	engine_init(&e, bi, 0);
 	mmub_hist_reset(&mb->lat);
 	engine_pass(&e, 0, false, &rec);
@@ -57,52 +58,75 @@ static s64 stat_delta(const struct vm *vm, const struct phase *p,
 	return phase_stat_delta(vm, p, true, name, &d) ? d : -1;
 }
 
-int scenario_bench(const struct run_config *cfg)
-{
-	struct phase ph[2];
-	double guest, host, ns;
-	struct vm vm;
+struct bench {
+	double guest, host;	/* pages/s per vCPU, second pass */
 	s64 exits, io_exits, mmio_exits;
+};
+
+static int once(struct vm *vm, struct run *r, u32 index, void *arg)
+{
+	struct bench *b = arg;
+	const struct phase *second;
 	u64 acc = 0, longest = 0;
+	double ns;
 
-	vm_create(&vm, cfg);
-	if (vm_start(&vm))
-		return 1;
-	for (u32 g = 0; g < 2; g++) {
-		phase_begin(&vm, &ph[g], g ? "second" : "populate");
-		vm_post(&vm, MMUB_CMD_PASS, g);
-		if (vm_wait(&vm))
-			return 1;
-		phase_end(&vm, &ph[g], true);
+	(void)index;
+	if (run_pass(vm, r, "populate", 0) || run_pass(vm, r, "second", 1))
+		return -1;
+	second = &r->ph[1];
+	for (u32 i = 0; i < vm->p.nr_vcpus; i++) {
+		acc += second->pass[i].accesses;
+		longest = mmub_max(longest, second->pass[i].clk_end -
+					    second->pass[i].clk_start);
 	}
-	for (u32 i = 0; i < cfg->nr_vcpus; i++) {
-		acc += ph[1].pass[i].accesses;
-		longest = mmub_max(longest, ph[1].pass[i].clk_end -
-					    ph[1].pass[i].clk_start);
-	}
-	ns = cycles_to_ns(&vm, longest) / cfg->nr_vcpus;
-	guest = ns > 0 ? acc / ns * 1e9 / cfg->nr_vcpus : 0;
-	exits = stat_delta(&vm, &ph[1], "exits");
-	io_exits = stat_delta(&vm, &ph[1], "io_exits");
-	mmio_exits = stat_delta(&vm, &ph[1], "mmio_exits");
-	host = host_loop_rate(cfg);
-
-	report_header(&vm, "bench");
+	/* Per vCPU: each one's share of the accesses over the slowest's time. */
+	ns = cycles_to_ns(vm, longest);
+	b->guest = ns > 0 ? acc / (double)vm->p.nr_vcpus / ns * 1e9 : 0;
+	b->exits = stat_delta(vm, second, "exits");
+	b->io_exits = stat_delta(vm, second, "io_exits");
+	b->mmio_exits = stat_delta(vm, second, "mmio_exits");
+	b->host = host_loop_rate(&vm->p);
 	printf("  %-22s %14.2f   KVM_CREATE_VM to every vCPU in the engine\n",
-	       "boot_ms", vm.boot_ms);
+	       "boot_ms", vm->boot_ms);
 	printf("  %-22s %14.0f   second pass, per vCPU\n", "guest_pages_per_s",
-	       guest);
+	       b->guest);
 	printf("  %-22s %14.0f   the same loop in this process\n",
-	       "host_pages_per_s", host);
+	       "host_pages_per_s", b->host);
 	printf("  %-22s %14.3f   target >= 0.9\n", "guest_host_ratio",
-	       host > 0 ? guest / host : 0);
+	       b->host > 0 ? b->guest / b->host : 0);
 	/* Interrupts exit too; the guest itself may only exit by I/O. */
 	printf("  %-22s %14lld   target 0 (io_exits + mmio_exits, all vCPUs)\n",
-	       "guest_exits_per_pass", (long long)(io_exits + mmio_exits));
+	       "guest_exits_per_pass", (long long)(b->io_exits + b->mmio_exits));
 	printf("  %-22s %14lld   every exit, host interrupts included\n",
-	       "exits_per_pass", (long long)exits);
-	for (u32 g = 0; g < 2; g++)
-		phase_free(&ph[g]);
-	vm_destroy(&vm);
+	       "exits_per_pass", (long long)b->exits);
+	jset(r->json, "bench", json_pack("{s:f, s:f, s:I, s:I}",
+		"guest_pages_per_s", b->guest, "host_pages_per_s", b->host,
+		"guest_exits_per_pass", (json_int_t)(b->io_exits + b->mmio_exits),
+		"exits_per_pass", (json_int_t)b->exits));
 	return 0;
 }
+
+static void validate(struct common *c)
+{
+	if (c->vm.wl.action == MMUB_ACT_EXEC)
+		die("--exec: bench runs its loop in host memory, which is not "
+		    "executable");
+}
+
+static int run(struct common *c)
+{
+	struct bench b;
+	struct run_hooks h = { .once = once, .arg = &b };
+
+	report_header(&c->vm, "bench");
+	return run_all(c, "bench", NULL, &h);
+}
+
+const struct scenario scenario_bench = {
+	.name = "bench",
+	.help = "figures about mmubench itself: boot time, guest/host loop "
+		"ratio, exits per pass",
+	.opts = (const struct opt[]){ { NULL } },
+	.validate = validate,
+	.run = run,
+};

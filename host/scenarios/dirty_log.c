@@ -11,22 +11,167 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "../oracle.h"
-#include "../report.h"
-#include "scenarios.h"
+#include "util/util.h"
+#include "util/parse.h"
+#include "results/json.h"
+#include "scenarios/dirty_log_table.h"
+#include "scenarios/oracle.h"
+#include "scenarios/scenarios.h"
+
+enum {
+	O_MODE = 512, O_GET = 'g', O_CHUNK = 'k', O_RING_SIZE = 513,
+	O_VERIFY, O_ROUNDS, O_TABLE, O_DROP,
+};
+
+static const struct opt opts[] = {
+	{ "mode", O_MODE, required_argument, "M",
+	  "get, clear, clear-init-set, ring, ring-acq-rel (clear)" },
+	{ "get", O_GET, no_argument, NULL,
+	  "the same as --mode get, as in the selftests" },
+	{ "chunk", O_CHUNK, required_argument, "PAGES",
+	  "pages per KVM_CLEAR_DIRTY_LOG, a multiple of 64 (whole slot)" },
+	{ "ring-size", O_RING_SIZE, required_argument, "BYTES",
+	  "dirty ring per vCPU, a power of two from 4K (64K)" },
+	{ "verify", O_VERIFY, no_argument, NULL,
+	  "check every harvest: no page that changed goes unreported" },
+	{ "rounds", O_ROUNDS, required_argument, "N",
+	  "harvests while the vCPUs keep writing, with --verify (200)" },
+	{ "table", O_TABLE, required_argument, "enable",
+	  "the enable-time table: page sizes x modes, --repeat each" },
+	{ "debug-drop-dirty", O_DROP, required_argument, "R",
+	  "drop one reported page in harvest R, or the first later one "
+	  "with a page to drop: --verify must then fail, naming it" },
+	{ NULL },
+};
+
+static struct {
+	enum dlog_mode mode;
+	u64 chunk;		/* -k, 0: the whole slot */
+	u32 ring_bytes;
+	bool ring_given;
+	bool verify;
+	u32 rounds;
+	const char *table;
+	s64 drop;		/* --debug-drop-dirty, -1: off */
+} o = {
+	.mode = DLOG_CLEAR, .ring_bytes = DLOG_RING_DEFAULT, .rounds = 200,
+	.drop = -1,
+};
+
+static void parse(int key, const char *arg)
+{
+	u64 v;
+
+	switch (key) {
+	case O_MODE:
+		o.mode = dlog_parse_mode(arg);
+		break;
+	case O_GET:
+		o.mode = DLOG_GET;
+		break;
+	case O_CHUNK:
+		o.chunk = parse_u64("-k", arg, 64, 1ULL << 32);
+		if (o.chunk % 64)
+			die("-k %s: must be a multiple of 64 pages", arg);
+		break;
+	case O_RING_SIZE:
+		if (mmub_parse_size(arg, &v) || v < 4096 || v > (1U << 30) ||
+		    (v & (v - 1)))
+			die("--ring-size %s: must be a power of two from 4K "
+			    "(bytes, k/m suffix)", arg);
+		o.ring_bytes = (u32)v;
+		o.ring_given = true;
+		break;
+	case O_VERIFY:
+		o.verify = true;
+		break;
+	case O_ROUNDS:
+		o.rounds = (u32)parse_u64("--rounds", arg, 0, 1000000);
+		break;
+	case O_TABLE:
+		if (strcmp(arg, "enable"))
+			die("--table %s: unknown (accepted: enable)", arg);
+		o.table = arg;
+		break;
+	case O_DROP:
+		o.drop = (s64)parse_u64("--debug-drop-dirty", arg, 0, 1000000);
+		break;
+	}
+}
+
+static void validate(struct common *c)
+{
+	bool ring = dlog_is_ring(o.mode);
+
+	if (o.chunk && o.mode != DLOG_CLEAR && o.mode != DLOG_CLEAR_INIT_SET)
+		die("-k %llu: only with --mode clear or clear-init-set, not %s",
+		    (unsigned long long)o.chunk, dlog_mode_names[o.mode]);
+	if (o.ring_given && !ring)
+		die("--ring-size: only with --mode ring or ring-acq-rel, not %s",
+		    dlog_mode_names[o.mode]);
+	if (o.drop >= 0 && !o.verify)
+		die("--debug-drop-dirty: needs --verify, whose oracle must "
+		    "catch the dropped page");
+	if (o.drop >= (s64)o.rounds + c->iterations + 1)
+		die("--debug-drop-dirty %lld: past the last harvest (accepted: "
+		    "0..%u, as -i %u and --rounds %u make %u harvests)",
+		    (long long)o.drop, o.rounds + c->iterations, c->iterations,
+		    o.rounds, o.rounds + c->iterations + 1);
+	if (o.table && o.verify)
+		die("--table enable: measures enabling only; drop --verify");
+	if (ring) {
+		c->vm.dirty_ring_bytes = o.ring_bytes;
+		c->vm.dirty_ring_acq_rel = o.mode == DLOG_RING_ACQ_REL;
+	}
+	if (!o.table)
+		dlog_preflight(o.mode, c->vm.dirty_ring_bytes);
+}
 
 struct dl_iter {
 	double dirty_ms;	/* slowest vCPU's pass, guest clock */
-	double get_ms, clear_ms, ring_ms, reset_ms, process_ms;
+	double get_ms, clear_ms, ring_ms, reset_ms, user_ms;
 	u64 reported;
 };
 
+static const struct field iter_fields[] = {
+	FIELD(struct dl_iter, dirty_ms, FIELD_DOUBLE, 10, 3),
+	FIELD(struct dl_iter, get_ms, FIELD_DOUBLE, 9, 3),
+	FIELD(struct dl_iter, clear_ms, FIELD_DOUBLE, 9, 3),
+	FIELD(struct dl_iter, ring_ms, FIELD_DOUBLE, 9, 3),
+	FIELD(struct dl_iter, reset_ms, FIELD_DOUBLE, 9, 3),
+	FIELD(struct dl_iter, user_ms, FIELD_DOUBLE, 9, 3),
+	FIELD(struct dl_iter, reported, FIELD_U64, 10, 0),
+	{ NULL },
+};
+
 struct dl_run {
+	const char *mode;
 	double enable_ms, disable_ms;
 	u64 first_reported, touched;
+	u64 ring_full_exits;
 	struct dl_iter *it;
+	struct dlog d;
 	struct oracle o;
 	bool verified;
+};
+
+static const struct field run_fields[] = {
+	FIELD(struct dl_run, mode, FIELD_STR, 0, 0),
+	FIELD(struct dl_run, enable_ms, FIELD_DOUBLE, 0, 0),
+	FIELD(struct dl_run, disable_ms, FIELD_DOUBLE, 0, 0),
+	FIELD_AS("first_harvest_reported", struct dl_run, first_reported,
+		 FIELD_U64, 0, 0),
+	FIELD_AS("guest_touched", struct dl_run, touched, FIELD_U64, 0, 0),
+	FIELD(struct dl_run, ring_full_exits, FIELD_U64, 0, 0),
+	{ NULL },
+};
+
+static const struct field verify_fields[] = {
+	FIELD_AS("harvests", struct oracle, rounds, FIELD_U64, 0, 0),
+	FIELD(struct oracle, changed, FIELD_U64, 0, 0),
+	FIELD(struct oracle, missed, FIELD_U64, 0, 0),
+	FIELD_AS("false_positives", struct oracle, false_pos, FIELD_U64, 0, 0),
+	{ NULL },
 };
 
 static u64 popcount_map(const u64 *map, u64 bits)
@@ -44,10 +189,10 @@ static void take_times(struct dl_iter *it, const struct dlog *d)
 	it->clear_ms = d->clear_ms;
 	it->ring_ms = d->ring_ms;
 	it->reset_ms = d->reset_ms;
-	it->process_ms = d->process_ms;
+	it->user_ms = d->process_ms;
 }
 
-/* One harvest: through the oracle when verifying. */
+/* One harvest: through the oracle when verifying; the pages reported. */
 static u64 harvest(struct vm *vm, struct dl_run *r)
 {
 	u64 n;
@@ -57,9 +202,9 @@ static u64 harvest(struct vm *vm, struct dl_run *r)
 			return ~0ULL;
 		return popcount_map(r->o.dirty, r->o.pages);
 	}
-	dlog_harvest(vm);
-	n = popcount_map(vm->dlog->dirty, vm->dlog->pages);
-	memset(vm->dlog->dirty, 0, (vm->dlog->pages / 64 + 1) * 8);
+	dlog_harvest(&r->d);
+	n = popcount_map(r->d.dirty, r->d.pages);
+	memset(r->d.dirty, 0, (r->d.pages / 64 + 1) * 8);
 	return n;
 }
 
@@ -73,41 +218,39 @@ static double slowest_pass_ms(const struct vm *vm, const struct phase *p)
 	return cycles_to_ns(vm, longest) / 1e6;
 }
 
-static int iterate(struct vm *vm, struct dl_run *r, struct phase *ph)
+/*
+ * The -i iterations; only the last one's phase stays in the run (its
+ * stats go to the table), so the run keeps populate, enable, the last
+ * iteration and disable whatever -i is.
+ */
+static int iterate(struct vm *vm, struct run *run, struct dl_run *r, u32 n)
 {
-	const struct run_config *cfg = vm->cfg;
+	char name[32];
 
-	for (u32 i = 1; i <= cfg->iterations; i++) {
-		struct phase p;
-		char name[32];
+	for (u32 i = 1; i <= n; i++) {
+		struct dl_iter *it = &r->it[i - 1];
 
 		snprintf(name, sizeof(name), "iter%u", i);
-		phase_begin(vm, &p, name);
-		vm_post(vm, MMUB_CMD_PASS, i);
-		if (vm_wait(vm))
+		if (run_pass(vm, run, name, i))
 			return -1;
-		phase_end(vm, &p, true);
-		r->it[i - 1].dirty_ms = slowest_pass_ms(vm, &p);
-		r->it[i - 1].reported = harvest(vm, r);
-		take_times(&r->it[i - 1], vm->dlog);
-		if (r->it[i - 1].reported == ~0ULL)
+		it->dirty_ms = slowest_pass_ms(vm, &run->ph[run->nph - 1]);
+		it->reported = harvest(vm, r);
+		take_times(it, &r->d);
+		if (it->reported == ~0ULL)
 			return -1;
-		/* Keep the stats of the last iteration only, for the table. */
-		if (i == cfg->iterations)
-			*ph = p;
-		else
-			phase_free(&p);
+		if (i < n)
+			phase_free(&run->ph[--run->nph]);
 	}
 	return 0;
 }
 
 /* Harvest while every vCPU keeps writing, then once more at rest. */
-static int verify_concurrent(struct vm *vm, struct dl_run *r)
+static int verify_concurrent(struct vm *vm, struct dl_run *r, u32 gen)
 {
 	u64 lost = 0;
 
-	vm_post(vm, MMUB_CMD_LOOP, vm->cfg->iterations + 1);
-	for (u32 k = 0; k < vm->cfg->rounds && !lost; k++)
+	vm_post(vm, MMUB_CMD_LOOP, gen);
+	for (u32 k = 0; k < o.rounds && !lost; k++)
 		lost += oracle_round(&r->o, vm);
 	if (vm_stop_loop(vm))
 		return -1;
@@ -115,76 +258,63 @@ static int verify_concurrent(struct vm *vm, struct dl_run *r)
 	return lost ? -1 : 0;
 }
 
-/* populate, enable, the last iteration (if any), disable */
-static u32 nph(const struct run_config *cfg)
+static int dirty_log_once(struct vm *vm, struct run *run, struct dl_run *r,
+			  u32 iterations)
 {
-	return cfg->iterations ? 4 : 3;
-}
+	struct phase *p;
 
-static int dirty_log_once(struct vm *vm, struct dl_run *r, struct phase *ph)
-{
-	const struct run_config *cfg = vm->cfg;
-	struct phase *disable = &ph[nph(cfg) - 1];
-
-	phase_begin(vm, &ph[0], "populate");
-	vm_post(vm, MMUB_CMD_PASS, 0);
-	if (vm_wait(vm))
+	if (run_pass(vm, run, "populate", 0))
 		return -1;
-	phase_end(vm, &ph[0], true);
-	for (u32 i = 0; i < cfg->nr_vcpus; i++)
-		r->touched += ph[0].pass[i].accesses;
+	for (u32 i = 0; i < vm->p.nr_vcpus; i++)
+		r->touched += run->ph[0].pass[i].accesses;
 
-	phase_begin(vm, &ph[1], "enable");
-	r->enable_ms = dlog_enable(vm, true);
-	phase_end(vm, &ph[1], false);
+	p = run_phase_begin(vm, run, "enable");
+	r->enable_ms = dlog_enable(&r->d, true);
+	run_phase_end(vm, p);
 
 	/* The first harvest, with the guest at rest: what is reported. */
-	dlog_harvest(vm);
-	r->first_reported = popcount_map(vm->dlog->dirty, vm->dlog->pages);
-	memset(vm->dlog->dirty, 0, (vm->dlog->pages / 64 + 1) * 8);
+	dlog_harvest(&r->d);
+	r->first_reported = popcount_map(r->d.dirty, r->d.pages);
+	memset(r->d.dirty, 0, (r->d.pages / 64 + 1) * 8);
 
-	if (cfg->verify) {
-		oracle_init(&r->o, vm);
+	if (o.verify) {
+		oracle_init(&r->o, vm, &r->d, o.drop);
 		r->verified = true;
 	}
-	if (iterate(vm, r, &ph[2]))
+	if (iterate(vm, run, r, iterations))
 		return -1;
-	if (cfg->verify && verify_concurrent(vm, r))
+	if (o.verify && verify_concurrent(vm, r, iterations + 1))
 		return -1;
 
-	phase_begin(vm, disable, "disable");
-	r->disable_ms = dlog_enable(vm, false);
-	phase_end(vm, disable, false);
+	p = run_phase_begin(vm, run, "disable");
+	r->disable_ms = dlog_enable(&r->d, false);
+	run_phase_end(vm, p);
+	r->ring_full_exits = r->d.ring_full_exits;
 	return 0;
 }
 
-static void print_run(const struct vm *vm, const struct dl_run *r)
+static void print_run(const struct vm *vm, const struct dl_run *r, u32 n)
 {
-	const struct run_config *cfg = vm->cfg;
 	double user = 0, ioctl_ms = 0;
 
 	printf("  enable_ms %.3f (%u slot%s), disable_ms %.3f\n", r->enable_ms,
-	       cfg->nr_slots, cfg->nr_slots > 1 ? "s" : "", r->disable_ms);
+	       vm->p.nr_slots, vm->p.nr_slots > 1 ? "s" : "", r->disable_ms);
 	printf("  first harvest: %llu pages reported dirty; the guest had "
 	       "touched %llu\n", (unsigned long long)r->first_reported,
 	       (unsigned long long)r->touched);
-	printf("  %-6s %10s %9s %9s %9s %9s %9s %10s\n", "iter", "dirty_ms",
-	       "get_ms", "clear_ms", "ring_ms", "reset_ms", "user_ms",
-	       "reported");
-	for (u32 i = 0; i < cfg->iterations; i++) {
-		const struct dl_iter *it = &r->it[i];
-
-		printf("  %-6u %10.3f %9.3f %9.3f %9.3f %9.3f %9.3f %10llu\n",
-		       i + 1, it->dirty_ms, it->get_ms, it->clear_ms,
-		       it->ring_ms, it->reset_ms, it->process_ms,
-		       (unsigned long long)it->reported);
-		user += it->process_ms + it->ring_ms;
-		ioctl_ms += it->get_ms + it->clear_ms + it->reset_ms;
+	printf("  %-6s", "iter");
+	fields_head(iter_fields);
+	for (u32 i = 0; i < n; i++) {
+		printf("  %-6u", i + 1);
+		fields_row(iter_fields, &r->it[i]);
+		user += r->it[i].user_ms + r->it[i].ring_ms;
+		ioctl_ms += r->it[i].get_ms + r->it[i].clear_ms +
+			    r->it[i].reset_ms;
 	}
-	if (vm->dlog->ring_entries)
+	if (r->d.ring_entries)
 		printf("  dirty ring: %u entries per vCPU, %llu ring-full exits\n",
-		       vm->dlog->ring_entries,
-		       (unsigned long long)vm->dlog->ring_full_exits);
+		       r->d.ring_entries,
+		       (unsigned long long)r->d.ring_full_exits);
 	if (ioctl_ms > 0)
 		printf("  harvest user-space processing: %.1f %% of the ioctl "
 		       "time (target <= 5 %%)\n", 100 * user / ioctl_ms);
@@ -197,92 +327,82 @@ static void print_run(const struct vm *vm, const struct dl_run *r)
 		       (unsigned long long)r->o.false_pos);
 }
 
-static void json_run(struct json *j, const struct vm *vm,
-		     const struct dl_run *r)
+static json_t *run_json(const struct dl_run *r, u32 n)
 {
-	json_obj_begin(j, "dirty_log");
-	json_str(j, "mode", dlog_mode_names[vm->cfg->dirty_mode]);
-	json_num(j, "enable_ms", r->enable_ms);
-	json_num(j, "disable_ms", r->disable_ms);
-	json_u64(j, "first_harvest_reported", r->first_reported);
-	json_u64(j, "guest_touched", r->touched);
-	json_u64(j, "ring_full_exits", vm->dlog->ring_full_exits);
-	json_arr_begin(j, "iterations");
-	for (u32 i = 0; i < vm->cfg->iterations; i++) {
-		const struct dl_iter *it = &r->it[i];
+	json_t *j = json_object(), *its = json_array();
 
-		json_obj_begin(j, NULL);
-		json_num(j, "dirty_ms", it->dirty_ms);
-		json_num(j, "get_ms", it->get_ms);
-		json_num(j, "clear_ms", it->clear_ms);
-		json_num(j, "ring_ms", it->ring_ms);
-		json_num(j, "reset_ms", it->reset_ms);
-		json_num(j, "user_ms", it->process_ms);
-		json_u64(j, "reported", it->reported);
-		json_obj_end(j);
+	fields_json(j, run_fields, r);
+	for (u32 i = 0; i < n; i++) {
+		json_t *it = json_object();
+
+		fields_json(it, iter_fields, &r->it[i]);
+		json_array_append_new(its, it);
 	}
-	json_arr_end(j);
+	jset(j, "iterations", its);
 	if (r->verified) {
-		json_obj_begin(j, "verify");
-		json_u64(j, "harvests", r->o.rounds);
-		json_u64(j, "changed", r->o.changed);
-		json_u64(j, "missed", r->o.missed);
-		json_u64(j, "false_positives", r->o.false_pos);
-		json_obj_end(j);
+		json_t *v = json_object();
+
+		fields_json(v, verify_fields, &r->o);
+		jset(j, "verify", v);
 	}
-	json_obj_end(j);
+	return j;
 }
 
-int scenario_dirty_log(const struct run_config *cfg)
+static int once(struct vm *vm, struct run *run, u32 index, void *arg)
 {
-	struct phase ph[4];
-	struct json j;
-	struct dl_run r;
-	struct vm vm;
-	int ret = 0;
+	const struct common *c = arg;
+	struct dl_run r = { .mode = dlog_mode_names[o.mode] };
+	int ret;
 
-	if (cfg->table)
-		return dirty_log_table(cfg);
-	for (u32 k = 0; k < cfg->repeat && !ret; k++) {
-		memset(&r, 0, sizeof(r));
-		memset(ph, 0, sizeof(ph));
-		r.it = calloc(cfg->iterations + 1, sizeof(*r.it));
-		if (!r.it)
-			die("out of memory");
-		vm_create(&vm, cfg);
-		if (!k) {
-			report_header(&vm, "dirty-log");
-			report_json_begin(&j, &vm);
-		}
-		ret = vm_start(&vm) || dirty_log_once(&vm, &r, ph);
-		if (!ret) {
-			printf("run %u/%u, mode %s:\n", k + 1, cfg->repeat,
-			       dlog_mode_names[cfg->dirty_mode]);
-			print_run(&vm, &r);
-			report_stats(&vm, ph, nph(cfg));
-			report_json_run(&j, &vm, ph, nph(cfg));
-			json_run(&j, &vm, &r);
-			json_obj_end(&j);
-		} else if (r.verified && r.o.missed) {
-			char where[64];
+	(void)index;
+	r.it = calloc(c->iterations + 1, sizeof(*r.it));
+	if (!r.it)
+		die("out of memory");
+	run_dlog_init(&r.d, vm, o.mode, o.chunk);
+	ret = dirty_log_once(vm, run, &r, c->iterations);
+	if (!ret) {
+		print_run(vm, &r, c->iterations);
+		jset(run->json, "dirty_log", run_json(&r, c->iterations));
+	} else if (r.verified && r.o.missed) {
+		char where[64];
 
-			oracle_describe(&vm, r.o.first_missed, where,
-					sizeof(where));
-			err_msg("--verify: %llu page%s missed, first %s",
-				(unsigned long long)r.o.missed,
-				r.o.missed > 1 ? "s" : "", where);
-		}
-		for (u32 i = 0; i < 4; i++)
-			phase_free(&ph[i]);
-		if (r.verified)
-			oracle_free(&r.o);
-		free(r.it);
-		vm_destroy(&vm);
+		oracle_describe(vm, r.o.first_missed, where, sizeof(where));
+		err_msg("--verify: %llu page%s missed, first %s",
+			(unsigned long long)r.o.missed,
+			r.o.missed > 1 ? "s" : "", where);
 	}
-	if (ret) {
-		json_free(&j);
-		return 1;
-	}
-	report_json_finish(&j, cfg);
-	return 0;
+	if (r.verified)
+		oracle_free(&r.o);
+	run_dlog_free(&r.d, vm);
+	free(r.it);
+	return ret;
 }
+
+static int run(struct common *c)
+{
+	struct run_hooks h = { .once = once, .arg = c };
+	json_t *config;
+
+	if (o.table)
+		return dirty_log_table(c);
+	report_header(&c->vm, "dirty-log");
+	printf("dirty logging: --mode %s%s\n", dlog_mode_names[o.mode],
+	       o.verify ? ", every harvest verified" : "");
+	config = json_object();
+	jset(config, "dirty_mode", json_string(dlog_mode_names[o.mode]));
+	jset(config, "clear_chunk", json_integer((json_int_t)o.chunk));
+	jset(config, "verify", json_boolean(o.verify));
+	jset(config, "rounds", json_integer(o.rounds));
+	return run_all(c, "dirty-log", config, &h);
+}
+
+const struct scenario scenario_dirty_log = {
+	.name = "dirty-log",
+	.help = "enable logging (timed), first-harvest accounting, -i "
+		"write+harvest iterations, disable; --verify checks that no "
+		"dirty page is lost; --table enable: the seeds' enable table",
+	.opts = opts,
+	.parse = parse,
+	.validate = validate,
+	.run = run,
+};

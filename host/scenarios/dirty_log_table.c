@@ -9,9 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "../report.h"
-#include "scenarios.h"
-#include "../stats.h"
+#include "util/util.h"
+#include "kernel/dirty_log.h"
+#include "results/json.h"
+#include "results/statistics.h"
+#include "scenarios/dirty_log_table.h"
 
 static const struct table_row {
 	const char *name;
@@ -45,65 +47,60 @@ static double median(const double *v, u32 n)
 	return st.median;
 }
 
-static const char *row_unavailable(const struct run_config *cfg,
-				   const struct table_row *row, u64 size)
+static const char *row_unavailable(const struct vm_params *p,
+				   const struct table_row *row)
 {
 	static char why[200];
-	struct vm probe;
+	int fd;
 
 	if (row->page == MMUB_SZ_1G) {
-		memset(&probe, 0, sizeof(probe));
-		probe.kvm_fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
-		if (probe.kvm_fd < 0)
+		fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+		if (fd < 0)
 			return "/dev/kvm";
-		if (!arch_supports_page(&probe, row->page, why, sizeof(why))) {
-			close(probe.kvm_fd);
+		if (!arch_supports_page(fd, row->page, why, sizeof(why))) {
+			close(fd);
 			return why;
 		}
-		close(probe.kvm_fd);
+		close(fd);
 	}
-	return backing_unavailable(row->backing, size, cfg->reserve_hugepages);
+	return backing_unavailable(row->backing,
+				   p->vcpu_bytes * p->nr_vcpus,
+				   p->reserve_hugepages);
 }
 
-/* One cell, one repetition: boot, populate, time the enable. */
-static int measure(struct run_config *c, struct json *j, bool *json_open,
-		   double *ms)
+struct cell_run {
+	const struct table_row *row;
+	enum dlog_mode mode;
+	double ms;
+};
+
+/* One cell, one repetition: populate, time the enable. */
+static int once(struct vm *vm, struct run *run, u32 index, void *arg)
 {
-	struct phase p;
-	struct vm vm;
-	int ret;
+	struct cell_run *cr = arg;
+	struct phase *p;
+	struct dlog d;
 
-	vm_create(&vm, c);
-	ret = vm_start(&vm);
-	if (!ret) {
-		vm_post(&vm, MMUB_CMD_PASS, 0);
-		ret = vm_wait(&vm);
-	}
-	if (!ret) {
-		phase_begin(&vm, &p, "enable");
-		*ms = dlog_enable(&vm, true);
-		phase_end(&vm, &p, false);
-		if (!*json_open) {
-			report_json_begin(j, &vm);
-			*json_open = true;
-		}
-		report_json_run(j, &vm, &p, 1);
-		json_str(j, "page", c->guest_page == MMUB_SZ_4K ? "4K" :
-			 c->guest_page == MMUB_SZ_2M ? "2M" : "1G");
-		json_str(j, "backing", backing_names[c->backing]);
-		json_str(j, "mode", dlog_mode_names[c->dirty_mode]);
-		json_num(j, "enable_ms", *ms);
-		json_obj_end(j);
-		phase_free(&p);
-	}
-	vm_destroy(&vm);
-	return ret;
+	(void)index;
+	vm_post(vm, MMUB_CMD_PASS, 0);
+	if (vm_wait(vm))
+		return -1;
+	run_dlog_init(&d, vm, cr->mode, 0);
+	p = run_phase_begin(vm, run, "enable");
+	cr->ms = dlog_enable(&d, true);
+	run_phase_end(vm, p);
+	run_dlog_free(&d, vm);
+	jset(run->json, "page", json_string(cr->row->name));
+	jset(run->json, "backing", json_string(backing_names[cr->row->backing]));
+	jset(run->json, "mode", json_string(dlog_mode_names[cr->mode]));
+	jset(run->json, "enable_ms", jnum(cr->ms));
+	return 0;
 }
 
-static void print_table(const struct run_config *cfg, struct cell c[][NR_COLS])
+static void print_table(const struct common *c, struct cell cl[][NR_COLS])
 {
 	printf("enable_ms, median of %u (KVM_MEM_LOG_DIRTY_PAGES on every test "
-	       "slot, summed)\n\n", cfg->repeat);
+	       "slot, summed)\n\n", c->repeat);
 	printf("  %-10s", "page size");
 	for (u32 k = 0; k < NR_COLS; k++)
 		printf(" %15s", dlog_mode_names[cols[k]]);
@@ -113,92 +110,98 @@ static void print_table(const struct run_config *cfg, struct cell c[][NR_COLS])
 	printf("\n");
 	for (u32 r = 0; r < NR_ROWS; r++) {
 		printf("  %-10s", rows[r].name);
-		if (c[r][0].na) {
-			printf(" n/a: %s\n", c[r][0].na);
+		if (cl[r][0].na) {
+			printf(" n/a: %s\n", cl[r][0].na);
 			continue;
 		}
 		for (u32 k = 0; k < NR_COLS; k++) {
-			if (c[r][k].na)
+			if (cl[r][k].na)
 				printf(" %15s", "n/a");
 			else
-				printf(" %15.3f", median(c[r][k].ms, c[r][k].n));
+				printf(" %15.3f", median(cl[r][k].ms, cl[r][k].n));
 		}
 		printf("\n");
 	}
 }
 
 /* Rows this machine cannot provide stay in the JSON, with the reason. */
-static void json_na_rows(struct json *j, struct cell c[][NR_COLS])
+static void na_rows(struct doc *doc, struct cell cl[][NR_COLS])
 {
 	for (u32 r = 0; r < NR_ROWS; r++)
 		for (u32 k = 0; k < NR_COLS; k++) {
-			if (!c[r][k].na)
+			json_t *o;
+
+			if (!cl[r][k].na)
 				continue;
-			json_obj_begin(j, NULL);
-			json_str(j, "page", rows[r].name);
-			json_str(j, "backing", backing_names[rows[r].backing]);
-			json_str(j, "mode", dlog_mode_names[cols[k]]);
-			json_str(j, "na", c[r][k].na);
-			json_obj_end(j);
+			o = json_object();
+			jset(o, "page", json_string(rows[r].name));
+			jset(o, "backing",
+			     json_string(backing_names[rows[r].backing]));
+			jset(o, "mode", json_string(dlog_mode_names[cols[k]]));
+			jset(o, "na", json_string(cl[r][k].na));
+			json_array_append_new(doc->runs, o);
 		}
 }
 
-int dirty_log_table(const struct run_config *cfg)
+/* Every repetition of one row's cells. */
+static int measure_row(struct doc *doc, const struct common *c, u32 r,
+		       struct cell *cells)
 {
-	struct cell cells[NR_ROWS][NR_COLS] = {};
-	bool json_open = false;
-	struct run_config c;
-	struct json j;
-	char why[200];
-	int fd;
+	struct vm_params p = c->vm;
+	const char *na;
 
-	if (strcmp(cfg->table, "enable"))
-		die("--table %s: unknown (accepted: enable)", cfg->table);
-	fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
-	for (u32 k = 0; k < NR_COLS && fd >= 0; k++)
-		if (dlog_check(fd, cols[k], 0, why, sizeof(why)))
-			die("%s", why);
-	if (fd >= 0)
-		close(fd);
-	printf("mmubench dirty-log --table enable: %u vCPU%s x %s per row "
-	       "(rounded up to the row's page size), %u slot%s, MMU %s\n",
-	       cfg->nr_vcpus, cfg->nr_vcpus > 1 ? "s" : "",
-	       fmt_size(cfg->vcpu_bytes, why, sizeof(why)), cfg->nr_slots,
-	       cfg->nr_slots > 1 ? "s" : "", kvm_mmu_kind());
-	for (u32 r = 0; r < NR_ROWS; r++) {
-		const char *na;
+	p.guest_page = rows[r].page;
+	p.backing = rows[r].backing;
+	p.vcpu_bytes = mmub_align_up(c->vm.vcpu_bytes, rows[r].page);
+	na = row_unavailable(&p, &rows[r]);
+	for (u32 k = 0; k < NR_COLS; k++) {
+		struct cell *cl = &cells[k];
+		struct cell_run cr = { .row = &rows[r], .mode = cols[k] };
+		struct run_hooks h = { .once = once, .arg = &cr };
 
-		c = *cfg;
-		c.guest_page = rows[r].page;
-		c.backing = rows[r].backing;
-		c.vcpu_bytes = mmub_align_up(cfg->vcpu_bytes, rows[r].page);
-		c.iterations = 0;
-		c.verify = false;
-		c.table = NULL;
-		na = row_unavailable(&c, &rows[r], c.vcpu_bytes * c.nr_vcpus);
-		for (u32 k = 0; k < NR_COLS; k++) {
-			struct cell *cl = &cells[r][k];
-
-			cl->na = na ? strdup(na) : NULL;
-			if (cl->na)
-				continue;
-			c.dirty_mode = cols[k];
-			cl->ms = calloc(cfg->repeat, sizeof(double));
-			for (u32 i = 0; i < cfg->repeat; i++)
-				if (measure(&c, &j, &json_open,
-					    &cl->ms[cl->n++]))
-					return 1;
+		cl->na = na ? strdup(na) : NULL;
+		if (cl->na)
+			continue;
+		cl->ms = calloc(c->repeat, sizeof(double));
+		if (!cl->ms)
+			die("out of memory");
+		for (u32 i = 0; i < c->repeat; i++) {
+			if (run_one(doc, &p, &h, i, false))
+				return -1;
+			cl->ms[cl->n++] = cr.ms;
 		}
 	}
-	print_table(cfg, cells);
-	if (json_open) {
-		json_na_rows(&j, cells);
-		report_json_finish(&j, cfg);
+	return 0;
+}
+
+int dirty_log_table(const struct common *c)
+{
+	struct cell cells[NR_ROWS][NR_COLS] = {};
+	struct doc doc;
+	char why[200];
+	int ret = 0;
+
+	for (u32 k = 0; k < NR_COLS; k++)
+		dlog_preflight(cols[k], 0);
+	printf("mmubench dirty-log --table enable: %u vCPU%s x %s per row "
+	       "(rounded up to the row's page size), %u slot%s, MMU %s\n",
+	       c->vm.nr_vcpus, c->vm.nr_vcpus > 1 ? "s" : "",
+	       fmt_size(c->vm.vcpu_bytes, why, sizeof(why)), c->vm.nr_slots,
+	       c->vm.nr_slots > 1 ? "s" : "", kvm_mmu_kind());
+	doc_begin(&doc, c, "dirty-log", json_pack("{s:s}", "table", "enable"));
+	for (u32 r = 0; r < NR_ROWS && !ret; r++)
+		ret = measure_row(&doc, c, r, cells[r]);
+	if (!ret) {
+		print_table(c, cells);
+		na_rows(&doc, cells);
+		doc_finish(&doc);
+	} else {
+		doc_free(&doc);
 	}
 	for (u32 r = 0; r < NR_ROWS; r++)
 		for (u32 k = 0; k < NR_COLS; k++) {
 			free(cells[r][k].ms);
 			free((char *)cells[r][k].na);
 		}
-	return 0;
+	return ret ? 1 : 0;
 }

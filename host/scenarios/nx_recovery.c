@@ -23,30 +23,48 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "../kernel/nx_worker.h"
-#include "../kernel/params.h"
-#include "../report.h"
-#include "scenarios.h"
-
-enum { PH_EXEC, PH_ENABLE, PH_RECOVERY, PH_REEXEC, PH_DISABLE, PH_NR };
-
-static const char *const phase_names[PH_NR] = {
-	"execute", "enable", "recovery", "re-execute", "disable",
-};
+#include "util/util.h"
+#include "util/parse.h"
+#include "kernel/dirty_log.h"
+#include "kernel/nx_worker.h"
+#include "kernel/params.h"
+#include "results/json.h"
+#include "scenarios/scenarios.h"
 
 struct nx_run {
+	bool dirty_logging;
 	u64 splits_exec;	/* nx_lpage_splits the workload added */
 	u64 splits_left;	/* ... still there when the wait ended */
+	double wait_ms;
 	s64 pages_4k_delta;	/* during the recovery phase */
 	s64 pages_2m_delta;
 	u64 reexec_faults;	/* pf_fixed while executing again */
-	double wait_ms;
 	bool worker_found;
 	double worker_ms;	/* its runtime over the whole run */
 	double worker_recovery_ms;	/* ... over the recovery phase */
 	char worker_why[160];
 };
 
+static const struct field nx_fields[] = {
+	FIELD_AS("dirty_logging", struct nx_run, dirty_logging, FIELD_BOOL, 0, 0),
+	FIELD_AS("splits_after_execute", struct nx_run, splits_exec,
+		 FIELD_U64, 0, 0),
+	FIELD(struct nx_run, splits_left, FIELD_U64, 0, 0),
+	FIELD_AS("recovery_wait_ms", struct nx_run, wait_ms, FIELD_DOUBLE, 0, 0),
+	FIELD_AS("recovery_pages_4k_delta", struct nx_run, pages_4k_delta,
+		 FIELD_S64, 0, 0),
+	FIELD_AS("recovery_pages_2m_delta", struct nx_run, pages_2m_delta,
+		 FIELD_S64, 0, 0),
+	FIELD_AS("reexecute_pf_fixed", struct nx_run, reexec_faults,
+		 FIELD_U64, 0, 0),
+	{ NULL },
+};
+
+static const struct field worker_fields[] = {
+	FIELD(struct nx_run, worker_ms, FIELD_DOUBLE, 0, 0),
+	FIELD(struct nx_run, worker_recovery_ms, FIELD_DOUBLE, 0, 0),
+	{ NULL },
+};
 /* A VM stat at @s; 0 where the kernel has none. */
 static u64 vm_stat(const struct vm *vm, const struct snap *s, const char *n)
 {
@@ -80,13 +98,82 @@ static u64 splits_now(struct vm *vm)
 	return n;
 }
 
+enum {
+	O_MODE = 512, O_PERIOD, O_RATIO, O_WAIT, O_NO_LOG,
+};
+
+static const struct opt opts[] = {
+	{ "mode", O_MODE, required_argument, "M",
+	  "dirty-log mode of the slots: get, clear, clear-init-set, ring, "
+	  "ring-acq-rel (get)" },
+	{ "recovery-period", O_PERIOD, required_argument, "MS",
+	  "kvm.nx_huge_pages_recovery_period_ms, 1..3600000 (1000)" },
+	{ "recovery-ratio", O_RATIO, required_argument, "N",
+	  "kvm.nx_huge_pages_recovery_ratio, 1..3600; 1 = all at once (1)" },
+	{ "recovery-wait", O_WAIT, required_argument, "S",
+	  "give up if splits remain after S seconds (30)" },
+	{ "no-dirty-log", O_NO_LOG, no_argument, NULL,
+	  "the control: logging stays off, so every kernel zaps" },
+	{ NULL },
+};
+
+static struct {
+	enum dlog_mode mode;
+	u32 period_ms, ratio, wait_s;
+	bool no_log;
+} o = {
+	.mode = DLOG_GET, .period_ms = 1000, .ratio = 1, .wait_s = 30,
+};
+
+static void parse(int key, const char *arg)
+{
+	switch (key) {
+	case O_MODE:
+		o.mode = dlog_parse_mode(arg);
+		break;
+	case O_PERIOD:
+		o.period_ms = (u32)parse_u64("--recovery-period", arg, 1,
+					     3600000);
+		break;
+	case O_RATIO:
+		o.ratio = (u32)parse_u64("--recovery-ratio", arg, 1, 3600);
+		break;
+	case O_WAIT:
+		o.wait_s = (u32)parse_u64("--recovery-wait", arg, 1, 86400);
+		break;
+	case O_NO_LOG:
+		o.no_log = true;
+		break;
+	}
+}
+
+/* The seed's set-up (hugetlb, 2M guest pages, one RET per 2M) by default. */
+static void validate(struct common *c)
+{
+	struct vm_params *p = &c->vm;
+
+	if (p->wl.action != MMUB_ACT_TOUCH)
+		die("--debug-action: not with nx-recovery");
+	p->wl.action = MMUB_ACT_EXEC;
+	if (!(c->given & GIVEN_BACKING))
+		p->backing = BACKING_ANONYMOUS_HUGETLB_2MB;
+	if (!(c->given & GIVEN_PAGE))
+		p->guest_page = MMUB_SZ_2M;
+	if (!(c->given & GIVEN_STRIDE))
+		p->wl.stride = MMUB_SZ_2M;
+	if (dlog_is_ring(o.mode))
+		p->dirty_ring_bytes = DLOG_RING_DEFAULT;
+	p->dirty_ring_acq_rel = o.mode == DLOG_RING_ACQ_REL;
+	dlog_preflight(o.mode, p->dirty_ring_bytes);
+}
+
 /*
- * Set the worker's knobs for the run (kparam_restore() puts them back).
+ * Set the worker's knobs for the run (put back on every way out).
  * The ratio starts at 0, which parks the worker: otherwise it would run
  * every period from the VM's creation and could recover the splits before
  * logging is on.  recovery_ratio() sets the real one, which wakes it.
  */
-static void set_params(const struct run_config *cfg)
+static void set_params(void)
 {
 	char why[256], val[32], cur[32];
 
@@ -99,30 +186,20 @@ static void set_params(const struct run_config *cfg)
 		die("nx-recovery: kvm.nx_huge_pages is %s: %s", cur, why);
 	if (kparam_set("nx_huge_pages_recovery_ratio", "0", why, sizeof(why)))
 		die("nx-recovery: %s", why);
-	snprintf(val, sizeof(val), "%u", cfg->nx_period_ms);
+	snprintf(val, sizeof(val), "%u", o.period_ms);
 	if (kparam_set("nx_huge_pages_recovery_period_ms", val, why,
 		       sizeof(why)))
 		die("nx-recovery: --recovery-period: %s", why);
 }
 
 /* Let the worker run (@on) or park it again. */
-static void recovery_ratio(const struct run_config *cfg, bool on)
+static void recovery_ratio(bool on)
 {
 	char why[256], val[32];
 
-	snprintf(val, sizeof(val), "%u", on ? cfg->nx_ratio : 0);
+	snprintf(val, sizeof(val), "%u", on ? o.ratio : 0);
 	if (kparam_set("nx_huge_pages_recovery_ratio", val, why, sizeof(why)))
 		die("nx-recovery: --recovery-ratio: %s", why);
-}
-
-static int run_pass(struct vm *vm, struct phase *p, u32 generation)
-{
-	phase_begin(vm, p, phase_names[generation ? PH_REEXEC : PH_EXEC]);
-	vm_post(vm, MMUB_CMD_PASS, generation);
-	if (vm_wait(vm))
-		return -1;
-	phase_end(vm, p, true);
-	return 0;
 }
 
 /*
@@ -133,14 +210,13 @@ static int run_pass(struct vm *vm, struct phase *p, u32 generation)
  */
 static void wait_recovery(struct vm *vm, struct nx_run *r, u64 base)
 {
-	const struct run_config *cfg = vm->cfg;
-	double t0 = now_ms(), limit = cfg->nx_wait_s * 1000.0;
+	double t0 = now_ms(), limit = o.wait_s * 1000.0;
 	u64 n;
 
-	recovery_ratio(cfg, true);
+	recovery_ratio(true);
 	while ((n = splits_now(vm)) > base && now_ms() - t0 < limit)
 		usleep(10000);
-	recovery_ratio(cfg, false);
+	recovery_ratio(false);
 	r->wait_ms = now_ms() - t0;
 	r->splits_left = n > base ? n - base : 0;
 }
@@ -154,17 +230,29 @@ static double worker_ms(const struct nx_run *r, const struct nx_worker *w)
 	return ns / 1e6;
 }
 
-static int nx_once(struct vm *vm, struct nx_run *r, struct phase *ph,
-		   struct nx_worker *w)
+/* Logging on or off, the phase around it (not with --no-dirty-log). */
+static void log_phase(struct vm *vm, struct run *run, struct dlog *d,
+		      const char *name, bool on)
 {
+	struct phase *p = run_phase_begin(vm, run, name);
+
+	if (!o.no_log)
+		dlog_enable(d, on);
+	run_phase_end(vm, p);
+}
+
+static int nx_once(struct vm *vm, struct run *run, struct nx_run *r,
+		   struct nx_worker *w, struct dlog *d)
+{
+	struct phase *ex = &run->ph[0], *rec;
 	double t_rec;
 	u64 base;
 
-	if (vm_start(vm) || run_pass(vm, &ph[PH_EXEC], 0))
+	if (run_pass(vm, run, "execute", 0))
 		return -1;
 	/* Booting executes from the system memory: those splits are not ours. */
-	base = vm_stat(vm, &ph[PH_EXEC].before, "nx_lpage_splits");
-	r->splits_exec = vm_stat(vm, &ph[PH_EXEC].after, "nx_lpage_splits");
+	base = vm_stat(vm, &ex->before, "nx_lpage_splits");
+	r->splits_exec = vm_stat(vm, &ex->after, "nx_lpage_splits");
 	r->splits_exec = r->splits_exec > base ? r->splits_exec - base : 0;
 	if (!r->splits_exec) {
 		err_msg("nx-recovery: executing split no huge page "
@@ -175,35 +263,28 @@ static int nx_once(struct vm *vm, struct nx_run *r, struct phase *ph,
 	}
 	r->worker_found = !nx_worker_find(w, r->worker_why,
 					  sizeof(r->worker_why));
-	/* --no-dirty-log: the control, where every kernel should zap. */
-	phase_begin(vm, &ph[PH_ENABLE], phase_names[PH_ENABLE]);
-	if (!vm->cfg->nx_no_log)
-		dlog_enable(vm, true);
-	phase_end(vm, &ph[PH_ENABLE], false);
+	log_phase(vm, run, d, "enable", true);
 
 	t_rec = worker_ms(r, w);
-	phase_begin(vm, &ph[PH_RECOVERY], phase_names[PH_RECOVERY]);
+	rec = run_phase_begin(vm, run, "recovery");
 	wait_recovery(vm, r, base);
-	phase_end(vm, &ph[PH_RECOVERY], false);
+	run_phase_end(vm, rec);
 	r->worker_recovery_ms = t_rec < 0 ? -1 : worker_ms(r, w) - t_rec;
-	r->pages_4k_delta = delta(vm, &ph[PH_RECOVERY], false, "pages_4k");
-	r->pages_2m_delta = delta(vm, &ph[PH_RECOVERY], false, "pages_2m");
+	r->pages_4k_delta = delta(vm, rec, false, "pages_4k");
+	r->pages_2m_delta = delta(vm, rec, false, "pages_2m");
 
-	if (run_pass(vm, &ph[PH_REEXEC], 1))
+	if (run_pass(vm, run, "re-execute", 1))
 		return -1;
-	r->reexec_faults = (u64)delta(vm, &ph[PH_REEXEC], true, "pf_fixed");
-
-	phase_begin(vm, &ph[PH_DISABLE], phase_names[PH_DISABLE]);
-	if (!vm->cfg->nx_no_log)
-		dlog_enable(vm, false);
-	phase_end(vm, &ph[PH_DISABLE], false);
+	r->reexec_faults = (u64)delta(vm, &run->ph[run->nph - 1], true,
+				      "pf_fixed");
+	log_phase(vm, run, d, "disable", false);
 	r->worker_ms = worker_ms(r, w);
 	if (r->splits_left) {
 		err_msg("nx-recovery: %llu of %llu split pages still accounted "
 			"after %u s: the recovery worker did not run (see "
 			"kvm.nx_huge_pages_recovery_period_ms and _ratio)",
 			(unsigned long long)r->splits_left,
-			(unsigned long long)r->splits_exec, vm->cfg->nx_wait_s);
+			(unsigned long long)r->splits_exec, o.wait_s);
 		return -1;
 	}
 	return 0;
@@ -227,69 +308,68 @@ static void print_run(const struct nx_run *r)
 		printf("  worker CPU time: n/a: %s\n", r->worker_why);
 }
 
-static void json_run(struct json *j, const struct run_config *cfg,
-		     const struct nx_run *r)
+struct nx_ctx {
+	struct nx_worker w;
+};
+
+/* 6.1 starts the worker in KVM_CREATE_VM, later kernels later. */
+static void before(void *arg)
 {
-	json_obj_begin(j, "nx_recovery");
-	json_bool(j, "dirty_logging", !cfg->nx_no_log);
-	json_u64(j, "splits_after_execute", r->splits_exec);
-	json_u64(j, "splits_left", r->splits_left);
-	json_num(j, "recovery_wait_ms", r->wait_ms);
-	json_num(j, "recovery_pages_4k_delta", (double)r->pages_4k_delta);
-	json_num(j, "recovery_pages_2m_delta", (double)r->pages_2m_delta);
-	json_u64(j, "reexecute_pf_fixed", r->reexec_faults);
-	if (r->worker_found) {
-		json_num(j, "worker_ms", r->worker_ms);
-		json_num(j, "worker_recovery_ms", r->worker_recovery_ms);
-	} else {
-		json_str(j, "worker_unavailable", r->worker_why);
-	}
-	json_obj_end(j);
+	struct nx_ctx *x = arg;
+
+	nx_worker_init(&x->w);
 }
 
-int scenario_nx_recovery(const struct run_config *cfg)
+static int once(struct vm *vm, struct run *run, u32 index, void *arg)
 {
-	struct phase ph[PH_NR];
-	struct nx_worker w;
-	struct nx_run r;
-	struct json j;
-	struct vm vm;
-	int ret = 0;
+	struct nx_ctx *x = arg;
+	struct nx_run r = { .dirty_logging = !o.no_log };
+	struct dlog d;
+	json_t *j;
+	int ret;
 
-	set_params(cfg);
-	for (u32 k = 0; k < cfg->repeat && !ret; k++) {
-		memset(&r, 0, sizeof(r));
-		memset(ph, 0, sizeof(ph));
-		/* 6.1 starts the worker in KVM_CREATE_VM, later kernels later. */
-		nx_worker_init(&w);
-		vm_create(&vm, cfg);
-		if (!k) {
-			report_header(&vm, "nx-recovery");
-			printf("kvm.nx_huge_pages on, recovery period %u ms, "
-			       "ratio %u, dirty logging %s\n",
-			       cfg->nx_period_ms, cfg->nx_ratio,
-			       cfg->nx_no_log ? "off (--no-dirty-log)" :
-			       dlog_mode_names[cfg->dirty_mode]);
-			report_json_begin(&j, &vm);
-		}
-		ret = nx_once(&vm, &r, ph, &w);
-		if (!ret) {
-			printf("run %u/%u:\n", k + 1, cfg->repeat);
-			print_run(&r);
-			report_passes(&vm, ph, PH_NR);
-			report_stats(&vm, ph, PH_NR);
-			report_json_run(&j, &vm, ph, PH_NR);
-			json_run(&j, cfg, &r);
-			json_obj_end(&j);
-		}
-		for (u32 i = 0; i < PH_NR; i++)
-			phase_free(&ph[i]);
-		vm_destroy(&vm);
-	}
-	if (ret) {
-		json_free(&j);
-		return 1;
-	}
-	report_json_finish(&j, cfg);
+	(void)index;
+	run_dlog_init(&d, vm, o.mode, 0);
+	ret = nx_once(vm, run, &r, &x->w, &d);
+	run_dlog_free(&d, vm);
+	if (ret)
+		return ret;
+	print_run(&r);
+	report_passes(vm, run->ph, run->nph);
+	j = json_object();
+	fields_json(j, nx_fields, &r);
+	if (r.worker_found)
+		fields_json(j, worker_fields, &r);
+	else
+		jset(j, "worker_unavailable", json_string(r.worker_why));
+	jset(run->json, "nx_recovery", j);
 	return 0;
 }
+
+static int run(struct common *c)
+{
+	struct nx_ctx x;
+	struct run_hooks h = { .before = before, .once = once, .arg = &x };
+	json_t *config = json_object();
+
+	set_params();
+	report_header(&c->vm, "nx-recovery");
+	printf("kvm.nx_huge_pages on, recovery period %u ms, ratio %u, dirty "
+	       "logging %s\n", o.period_ms, o.ratio,
+	       o.no_log ? "off (--no-dirty-log)" : dlog_mode_names[o.mode]);
+	jset(config, "dirty_mode", json_string(dlog_mode_names[o.mode]));
+	jset(config, "recovery_period_ms", json_integer(o.period_ms));
+	jset(config, "recovery_ratio", json_integer(o.ratio));
+	jset(config, "dirty_logging", json_boolean(!o.no_log));
+	return run_all(c, "nx-recovery", config, &h);
+}
+
+const struct scenario scenario_nx_recovery = {
+	.name = "nx-recovery",
+	.help = "execute (NX huge pages split), enable dirty logging, wait for "
+		"KVM's recovery worker: what it zaps, its CPU time (x86)",
+	.opts = opts,
+	.parse = parse,
+	.validate = validate,
+	.run = run,
+};

@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* One file per experiment; each returns the process exit status. */
-#ifndef HOST_SCENARIOS_H
-#define HOST_SCENARIOS_H
+/* The scenarios, one file each; main.c lists them. */
+#ifndef HOST_SCENARIOS_SCENARIOS_H
+#define HOST_SCENARIOS_SCENARIOS_H
 
-#include "../mmubench.h"
+#include "scenarios/scenario.h"
 
-int scenario_touch(const struct run_config *cfg);
-int scenario_bench(const struct run_config *cfg);
-int scenario_dirty_log(const struct run_config *cfg);
-int dirty_log_table(const struct run_config *cfg);
-int scenario_zap(const struct run_config *cfg);
-int scenario_nx_recovery(const struct run_config *cfg);
+extern const struct scenario scenario_touch;
+extern const struct scenario scenario_dirty_log;
+extern const struct scenario scenario_zap;
+extern const struct scenario scenario_nx_recovery;
+extern const struct scenario scenario_bench;
 
 #endif

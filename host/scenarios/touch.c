@@ -4,68 +4,119 @@
  * access faults into KVM) and -i further passes over memory that is
  * already mapped.  Per pass and vCPU: time, pages/s, access latency; per
  * pass: what the kernel's counters did.
+ *
+ * --exec executes instead: each visited stride holds a RET, planted on
+ * the first visit (or after an invalidation), which every vCPU calls.
+ * --backend qemu runs the guest alone under QEMU TCG (backend/qemu.c).
  */
-#include <stdlib.h>
 #include <string.h>
-#include "../report.h"
-#include "scenarios.h"
+#include "util/util.h"
+#include "backend/qemu.h"
+#include "results/json.h"
+#include "scenarios/scenario.h"
+#include "scenarios/scenarios.h"
 
-static int touch_once(struct vm *vm, struct phase *ph, u32 *nph)
+enum { O_EXEC = 512, O_BACKEND };
+
+static const struct opt opts[] = {
+	{ "exec", O_EXEC, no_argument, NULL,
+	  "execute: each stride holds a RET the vCPUs call" },
+	{ "backend", O_BACKEND, required_argument, "B",
+	  "kvm (mmubench's VMM) or qemu: the guest alone under QEMU TCG, its "
+	  "results as the same table (no KVM stats)" },
+	{ NULL },
+};
+
+static struct {
+	bool exec;
+	bool qemu;
+} o;
+
+static void parse(int key, const char *arg)
 {
-	const struct run_config *cfg = vm->cfg;
+	switch (key) {
+	case O_EXEC:
+		o.exec = true;
+		break;
+	case O_BACKEND:
+		if (strcmp(arg, "kvm") && strcmp(arg, "qemu"))
+			die("--backend %s: unknown (accepted: kvm, qemu)", arg);
+		o.qemu = !strcmp(arg, "qemu");
+		break;
+	}
+}
+
+static void validate(struct common *c)
+{
+	struct vm_params *p = &c->vm;
+
+	if (o.exec) {
+		if (p->wl.action != MMUB_ACT_TOUCH)
+			die("--exec: not with --debug-action");
+		p->wl.action = MMUB_ACT_EXEC;
+	}
+	if (o.qemu && (p->backing || p->nr_slots > 1 || p->pin[0] >= 0 ||
+		       p->reserve_hugepages))
+		die("--backend qemu: -s, -x, -c and --reserve-hugepages are "
+		    "about KVM memslots and vCPU threads; QEMU's own memory "
+		    "is used");
+	c->no_kvm = o.qemu;
+}
+
+static int once(struct vm *vm, struct run *r, u32 index, void *arg)
+{
+	const struct common *c = arg;
 	char name[32];
 
-	for (u32 g = 0; g <= cfg->iterations; g++) {
+	(void)index;
+	for (u32 g = 0; g <= c->iterations; g++) {
 		if (g)
 			snprintf(name, sizeof(name), "iter%u", g);
 		else
 			snprintf(name, sizeof(name), "populate");
-		phase_begin(vm, &ph[g], name);
-		*nph = g + 1;
-		vm_post(vm, MMUB_CMD_PASS, g);
-		if (vm_wait(vm))
+		if (run_pass(vm, r, name, g))
 			return -1;
-		phase_end(vm, &ph[g], true);
 	}
+	report_passes(vm, r->ph, r->nph);
 	return 0;
 }
 
-int scenario_touch(const struct run_config *cfg)
+/* The same table from the guest alone under QEMU; JSON if it finished. */
+static int run_qemu(const struct common *c)
 {
-	u32 nph = 0, n = cfg->iterations + 1;
-	struct phase *ph = calloc(n, sizeof(*ph));
-	struct json j;
-	struct vm vm;
-	int ret = 0;
+	struct qemu_result res;
+	json_t *doc = json_object();
+	int ret;
 
-	if (!ph)
+	if (!doc)
 		die("out of memory");
-	for (u32 r = 0; r < cfg->repeat && !ret; r++) {
-		vm_create(&vm, cfg);
-		if (!r) {
-			report_header(&vm, "touch");
-			report_json_begin(&j, &vm);
-		}
-		ret = vm_start(&vm) || touch_once(&vm, ph, &nph);
-		if (!ret) {
-			printf("run %u/%u: boot %.1f ms (KVM_CREATE_VM to all "
-			       "vCPUs in the engine)\n", r + 1, cfg->repeat,
-			       vm.boot_ms);
-			report_passes(&vm, ph, nph);
-			report_stats(&vm, ph, nph);
-			report_json_run(&j, &vm, ph, nph);
-			json_obj_end(&j);
-		}
-		for (u32 k = 0; k < nph; k++)
-			phase_free(&ph[k]);
-		nph = 0;
-		vm_destroy(&vm);
-	}
-	free(ph);
-	if (ret) {
-		json_free(&j);
-		return 1;
-	}
-	report_json_finish(&j, cfg);
-	return 0;
+	ret = qemu_run(&c->vm, c->iterations + 1, &res);
+	jset(doc, "scenario", json_string("touch"));
+	jset(doc, "backend", json_string("qemu"));
+	jset(doc, "arch", json_string(res.arch));
+	jset(doc, "config", common_config(c));
+	jset(doc, "passes", res.passes);
+	if (c->json && !ret && json_write_atomic(c->json, doc))
+		die("--json %s: cannot write it: %m", c->json);
+	json_decref(doc);
+	return ret;
 }
+
+static int run(struct common *c)
+{
+	struct run_hooks h = { .once = once, .arg = c };
+
+	if (o.qemu)
+		return run_qemu(c);
+	report_header(&c->vm, "touch");
+	return run_all(c, "touch", NULL, &h);
+}
+
+const struct scenario scenario_touch = {
+	.name = "touch",
+	.help = "populate, then -i passes; time, pages/s, latency, KVM stats",
+	.opts = opts,
+	.parse = parse,
+	.validate = validate,
+	.run = run,
+};

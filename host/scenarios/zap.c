@@ -1,385 +1,102 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Scenario "zap" (seed 001): every vCPU keeps faulting and writing its
- * slice while the host invalidates guest memory with MADV_DONTNEED, the
- * same range again and again (same:SIZE) or consecutive chunks across
- * the whole memory (rolling:SIZE).  Reported: madvise latency per call
- * (the zap as user space sees it, on any kernel), the guest's access
- * latency and throughput meanwhile (the fault side), KVM's counters, and
- * the guest's check of every refault: zeros for private memory, its own
- * data for shared memory.
- *
- * "--table" runs the seed's six patterns; see zap_table.c.
+ * Scenario "zap" (seed 001): vCPUs fault and write while the host
+ * invalidates their memory with MADV_DONTNEED (zap_run.c makes a run);
+ * "--table" runs the seed's six patterns (zap_table.c).
  */
-#include <math.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/mman.h>
-#include "scenarios.h"
-#include "zap.h"
+#include "util/util.h"
+#include "util/parse.h"
+#include "scenarios/scenarios.h"
+#include "scenarios/zap_table.h"
 
-static bool backing_keeps_data(enum backing_type t)
-{
-	return t == BACKING_SHMEM || t == BACKING_SHARED_HUGETLB ||
-	       t == BACKING_MEMFD;
-}
+enum { O_ZAP = 512, O_COUNT, O_DURATION, O_PAUSE, O_TABLE };
 
-/* Where invalidation number @k lands. */
-static u64 zap_offset(const struct run_config *cfg, u64 total, u64 k)
-{
-	if (!cfg->zap_rolling)
-		return 0;
-	return (k * cfg->zap_size) % (total - total % cfg->zap_size);
-}
-
-static int invalidate(struct vm *vm, struct zap_result *z)
-{
-	const struct run_config *cfg = vm->cfg;
-	u64 total = vm->test.size, k;
-	double start = now_ms(), t;
-
-	for (k = 0; k < cfg->zap_count || cfg->zap_duration_s; k++) {
-		u64 off = zap_offset(cfg, total, k);
-
-		if (cfg->zap_duration_s &&
-		    now_ms() - start > cfg->zap_duration_s * 1e3)
-			break;
-		t = now_ms();
-		if (madvise(vm->test.hva + off, cfg->zap_size, MADV_DONTNEED))
-			die("--zap: madvise(MADV_DONTNEED) at offset %llu: %m",
-			    (unsigned long long)off);
-		t = now_ms() - t;
-		mmub_hist_add(&z->madvise_ns, (u64)(t * 1e6));
-		z->madvise_ms += t;
-		z->bytes += cfg->zap_size;
-		if (vm_check(vm))
-			return -1;
-		if (cfg->zap_pause_us)
-			usleep(cfg->zap_pause_us);
-	}
-	z->calls = k;
-	z->wall_ms = now_ms() - start;
-	return 0;
-}
-
-/*
- * Invalidations can finish before the vCPUs come back to the memory they
- * hit; keep them writing until each has done a whole pass after the last
- * one, so every invalidated page is refaulted (and checked) at least once.
- */
-static int settle(struct vm *vm)
-{
-	u64 start[MMUB_MAX_VCPUS];
-	u32 n = vm->cfg->nr_vcpus, behind;
-	struct vm_watch w;
-
-	vm_watch_init(vm, &w);
-	for (u32 i = 0; i < n; i++)
-		start[i] = mmub_load_acquire(&vm->vcpus[i].mb->passes_done);
-	do {
-		if (vm_check(vm))
-			return -1;
-		usleep(1000);
-		behind = 0;
-		for (u32 i = 0; i < n; i++) {
-			if (mmub_load_acquire(&vm->vcpus[i].mb->passes_done) >=
-			    start[i] + 2)
-				continue;
-			behind++;
-			if (vm_watch_vcpu(vm, &w, i, "finishing a pass after "
-					  "the invalidations"))
-				return -1;
-		}
-	} while (behind);
-	return 0;
-}
-
-int zap_run_once(const struct run_config *cfg, struct zap_result *z,
-		 struct json *j, bool *json_open, bool print)
-{
-	struct run_config c = *cfg;
-	struct phase ph[2];
-	struct vm vm;
-	int ret;
-
-	c.wl.flags |= MMUB_WL_CHECK;
-	if (backing_keeps_data(c.backing))
-		c.wl.flags |= MMUB_WL_KEEP;
-	memset(z, 0, sizeof(*z));
-	z->nr_vcpus = c.nr_vcpus;
-	mmub_hist_reset(&z->madvise_ns);
-	memset(ph, 0, sizeof(ph));
-	vm_create(&vm, &c);
-	ret = vm_start(&vm);
-	if (!ret) {
-		phase_begin(&vm, &ph[0], "populate");
-		vm_post(&vm, MMUB_CMD_PASS, 0);
-		ret = vm_wait(&vm);
-		phase_end(&vm, &ph[0], !ret);
-	}
-	if (!ret) {
-		char why[200];
-
-		phase_begin(&vm, &ph[1], "zap");
-		z->kprobes = !probes_start(why, sizeof(why));
-		vm_post(&vm, MMUB_CMD_LOOP, 1);
-		ret = invalidate(&vm, z) || settle(&vm) || vm_stop_loop(&vm);
-		if (z->kprobes)
-			z->kprobes = !probes_stop(&z->pt);
-		phase_end(&vm, &ph[1], !ret);
-	}
-	if (!ret) {
-		zap_collect(&vm, &ph[1], z);
-		if (!*json_open) {
-			report_json_begin(j, &vm);
-			*json_open = true;
-		}
-		report_json_run(j, &vm, ph, 2);
-		zap_json(j, &c, z);
-		json_obj_end(j);
-		if (print) {
-			zap_print(cfg, z);
-			report_stats(&vm, ph, 2);
-		}
-	}
-	for (u32 i = 0; i < 2; i++)
-		phase_free(&ph[i]);
-	vm_destroy(&vm);
-	return ret;
-}
-
-/* What the guest saw while memory went away under it. */
-void zap_collect(struct vm *vm, const struct phase *p, struct zap_result *z)
-{
-	struct mmub_hist *all = &z->guest_lat;
-	u64 longest = 0;
-
-	mmub_hist_reset(all);
-	z->zero_lo = ~0ULL;
-	for (u32 i = 0; i < p->nr_vcpus; i++) {
-		const struct mmub_pass *r = &p->pass[i];
-
-		mmub_hist_merge(all, &p->lat[i]);
-		z->accesses += r->accesses;
-		z->zero_reads += r->zero_reads;
-		z->violations += r->violations;
-		if (r->zero_reads)
-			z->zero_lo = mmub_min(z->zero_lo, r->zero_lo);
-		z->zero_hi = mmub_max(z->zero_hi, r->zero_hi);
-		if (r->violations && !z->bad_addr) {
-			z->bad_addr = r->bad_addr;
-			z->bad_value = r->bad_value;
-		}
-		longest = mmub_max(longest, r->clk_end - r->clk_start);
-	}
-	if (!z->zero_reads)
-		z->zero_lo = 0;
-	z->guest_ms = cycles_to_ns(vm, longest) / 1e6;
-	z->clk_hz = vm->bi->clk_hz;
-}
-
-static double lat_us(const struct zap_result *z, u32 ppm)
-{
-	u64 c = mmub_hist_quantile(&z->guest_lat, ppm);
-
-	return z->clk_hz ? (double)c * 1e6 / (double)z->clk_hz : 0;
-}
-
-double zap_metric(const struct zap_result *z, enum zap_metric m)
-{
-	switch (m) {
-	case ZAP_TOTAL_MS:
-		return z->madvise_ms;
-	case ZAP_CALL_P50_US:
-		return mmub_hist_quantile(&z->madvise_ns, 500000) / 1e3;
-	case ZAP_CALL_P99_US:
-		return mmub_hist_quantile(&z->madvise_ns, 990000) / 1e3;
-	case ZAP_CALL_P999_US:
-		return mmub_hist_quantile(&z->madvise_ns, 999000) / 1e3;
-	case ZAP_FAULT_P50_US:
-		return lat_us(z, 500000);
-	case ZAP_FAULT_P99_US:
-		return lat_us(z, 990000);
-	case ZAP_FAULT_P999_US:
-		return lat_us(z, 999000);
-	case ZAP_PAGES_PER_S:
-		return z->guest_ms > 0 ?
-		       z->accesses / (z->guest_ms / 1e3) / z->nr_vcpus : 0;
-	case ZAP_KERNEL_TOTAL_MS:
-		return z->kprobes ? z->pt.zap.sum / 1e6 : NAN;
-	case ZAP_KERNEL_FWAIT_P999_US:
-		return z->kprobes ?
-		       mmub_hist_quantile(&z->pt.lock_wait, 999000) / 1e3 : NAN;
-	default:
-		return 0;
-	}
-}
-
-const char *const zap_metric_names[ZAP_METRIC_NR] = {
-	[ZAP_TOTAL_MS] = "zap_total_ms",
-	[ZAP_CALL_P50_US] = "madvise_p50_us",
-	[ZAP_CALL_P99_US] = "madvise_p99_us",
-	[ZAP_CALL_P999_US] = "madvise_p999_us",
-	[ZAP_FAULT_P50_US] = "fault_p50_us",
-	[ZAP_FAULT_P99_US] = "fault_p99_us",
-	[ZAP_FAULT_P999_US] = "fault_p999_us",
-	[ZAP_PAGES_PER_S] = "pages_per_s_per_vcpu",
-	[ZAP_KERNEL_TOTAL_MS] = "kernel_zap_total_ms",
-	[ZAP_KERNEL_FWAIT_P999_US] = "kernel_fwait_p999_us",
+static const struct opt opts[] = {
+	{ "zap", O_ZAP, required_argument, "PATTERN",
+	  "same:SIZE (one range again and again) or rolling:SIZE "
+	  "(consecutive chunks, wrapping); seed names same16, same4, c16, "
+	  "c4, c2, c1 (same16)" },
+	{ "zap-count", O_COUNT, required_argument, "N",
+	  "invalidations per run, 1..100000000 (200)" },
+	{ "zap-duration", O_DURATION, required_argument, "S",
+	  "invalidate for S seconds instead" },
+	{ "zap-pause", O_PAUSE, required_argument, "US",
+	  "pause between invalidations, 0..10000000 (0)" },
+	{ "table", O_TABLE, optional_argument, "[LIST]",
+	  "the seed's tables: same16,same4,c16,c4,c2,c1 or a subset" },
+	{ NULL },
 };
 
-void zap_json(struct json *j, const struct run_config *cfg,
-	      const struct zap_result *z)
+static struct zap_opts zo = { .count = 200 };
+static const char *table;
+
+static void parse(int key, const char *arg)
 {
-	json_obj_begin(j, "zap");
-	json_str(j, "pattern", cfg->zap_name);
-	json_u64(j, "calls", z->calls);
-	json_u64(j, "bytes", z->bytes);
-	json_num(j, "wall_ms", z->wall_ms);
-	for (u32 m = 0; m < ZAP_METRIC_NR; m++)
-		json_num(j, zap_metric_names[m], zap_metric(z, m));
-	json_u64(j, "guest_accesses", z->accesses);
-	json_u64(j, "refaults_zero", z->zero_reads);
-	json_u64(j, "zero_lo", z->zero_lo);
-	json_u64(j, "zero_hi", z->zero_hi);
-	json_u64(j, "integrity_violations", z->violations);
-	if (z->kprobes && z->pt.tables_freed >= 0)
-		json_u64(j, "kernel_tables_freed", (u64)z->pt.tables_freed);
-	json_obj_end(j);
-}
-
-void zap_print(const struct run_config *cfg, const struct zap_result *z)
-{
-	char a[32], b[32];
-
-	printf("  %s: %llu madvise calls of %s in %.0f ms\n", cfg->zap_name,
-	       (unsigned long long)z->calls,
-	       fmt_size(cfg->zap_size, a, sizeof(a)), z->wall_ms);
-	/* Everything the invalidator does besides madvise itself. */
-	if (z->madvise_ms > 0 && !cfg->zap_pause_us)
-		printf("  invalidator overhead: %.2f %% of the madvise time "
-		       "(target < 2 %%)\n",
-		       100 * (z->wall_ms - z->madvise_ms) / z->madvise_ms);
-	printf("  zap (madvise, user space): total %.2f ms, p50 %.1f us, "
-	       "p99 %.1f us, p99.9 %.1f us\n", zap_metric(z, ZAP_TOTAL_MS),
-	       zap_metric(z, ZAP_CALL_P50_US), zap_metric(z, ZAP_CALL_P99_US),
-	       zap_metric(z, ZAP_CALL_P999_US));
-	printf("  guest accesses meanwhile: p50 %.2f us, p99 %.2f us, "
-	       "p99.9 %.2f us, %.0f pages/s per vCPU\n",
-	       zap_metric(z, ZAP_FAULT_P50_US), zap_metric(z, ZAP_FAULT_P99_US),
-	       zap_metric(z, ZAP_FAULT_P999_US),
-	       zap_metric(z, ZAP_PAGES_PER_S));
-	if (z->kprobes)
-		printf("  kernel (kprobes): tdp_mmu_zap_leafs %llu calls, %.2f ms"
-		       " in all; queued_read_lock_slowpath %llu calls, p99.9 "
-		       "%.1f us\n", (unsigned long long)z->pt.zap_calls,
-		       zap_metric(z, ZAP_KERNEL_TOTAL_MS),
-		       (unsigned long long)z->pt.lock_calls,
-		       zap_metric(z, ZAP_KERNEL_FWAIT_P999_US));
-	if (z->kprobes && z->pt.tables_freed >= 0)
-		printf("  kernel (kprobes): %lld TDP MMU page tables freed "
-		       "during the zaps\n", (long long)z->pt.tables_freed);
-	printf("  refaults the guest saw: %llu zero pages in [%s, %s]; "
-	       "integrity violations: %llu\n",
-	       (unsigned long long)z->zero_reads,
-	       fmt_size(z->zero_lo, a, sizeof(a)),
-	       fmt_size(z->zero_hi ? z->zero_hi + MMUB_SZ_4K : 0, b,
-			sizeof(b)),
-	       (unsigned long long)z->violations);
-	if (z->violations)
-		err_msg("integrity: the guest found 0x%llx at 0x%llx after an "
-			"invalidation (%s memory must read %s)",
-			(unsigned long long)z->bad_value,
-			(unsigned long long)z->bad_addr,
-			backing_keeps_data(cfg->backing) ? "shared" : "private",
-			backing_keeps_data(cfg->backing) ? "its data" :
-			"zeros or its data");
-}
-
-int scenario_zap(const struct run_config *cfg)
-{
-	struct zap_result z;
-	bool json_open = false;
-	char why[200];
-	struct json j;
-	int ret = 0;
-
-	if (cfg->table)
-		return zap_table(cfg);
-	printf("mmubench zap: %u vCPU%s x ", cfg->nr_vcpus,
-	       cfg->nr_vcpus > 1 ? "s" : "");
-	printf("%llu MiB, backing %s, guest pages %llu K, MMU %s\n",
-	       (unsigned long long)(cfg->vcpu_bytes / MMUB_MIB),
-	       backing_names[cfg->backing],
-	       (unsigned long long)(cfg->guest_page / 1024), kvm_mmu_kind());
-	if (probes_status(why, sizeof(why)))
-		printf("kernel probes: unavailable (%s); zap and fault-side "
-		       "figures are user-space proxies\n", why);
-	for (u32 r = 0; r < cfg->repeat && !ret; r++) {
-		printf("run %u/%u:\n", r + 1, cfg->repeat);
-		ret = zap_run_once(cfg, &z, &j, &json_open, true);
-		if (ret)
-			break;
-		if (z.violations)
-			ret = 1;
+	switch (key) {
+	case O_ZAP:
+		if (zap_parse_pattern(&zo, arg))
+			die("--zap %s: unknown pattern (accepted: same:SIZE, "
+			    "rolling:SIZE, same16, same4, c16, c4, c2, c1)", arg);
+		break;
+	case O_COUNT:
+		zo.count = (u32)parse_u64("--zap-count", arg, 1, 100000000);
+		break;
+	case O_DURATION:
+		zo.duration_s = (u32)parse_u64("--zap-duration", arg, 1, 86400);
+		break;
+	case O_PAUSE:
+		zo.pause_us = (u32)parse_u64("--zap-pause", arg, 0, 10000000);
+		break;
+	case O_TABLE:
+		/* "--table" alone: all six. */
+		table = arg ? arg : "";
+		break;
 	}
-	if (json_open) {
-		if (ret)
-			json_free(&j);
-		else
-			report_json_finish(&j, cfg);
-	}
-	return ret ? 1 : 0;
 }
 
-int zap_parse_pattern(struct run_config *cfg, const char *s)
+static void validate(struct common *c)
 {
-	u64 size;
+	const char *why;
 
-	if (!strncmp(s, "same:", 5) && !mmub_parse_size(s + 5, &size)) {
-		cfg->zap_rolling = false;
-	} else if (!strncmp(s, "rolling:", 8) &&
-		   !mmub_parse_size(s + 8, &size)) {
-		cfg->zap_rolling = true;
-	} else if (!strncmp(s, "same", 4) && s[4] &&
-		   !mmub_parse_size(s + 4, &size)) {
-		/* The seed's names: same16 = 16 MiB, c4 = rolling 4 MiB. */
-		size *= MMUB_MIB;
-		cfg->zap_rolling = false;
-	} else if (s[0] == 'c' && s[1] && !mmub_parse_size(s + 1, &size)) {
-		size *= MMUB_MIB;
-		cfg->zap_rolling = true;
-	} else {
-		return -1;
-	}
-	if (!size)
-		return -1;
-	cfg->zap_size = size;
-	cfg->zap_name = s;
-	return 0;
+	if (c->vm.wl.write_pct != 100)
+		die("-w %u: zap checks every refault by writing; it needs -w "
+		    "100", c->vm.wl.write_pct);
+	if (c->vm.wl.action == MMUB_ACT_EXEC)
+		die("--exec: zap checks data the code would overwrite");
+	zap_shape(&c->vm);
+	if (table)
+		return;
+	if (!zo.name)
+		zap_parse_pattern(&zo, "same16");
+	why = zap_unfit(&zo, c->vm.backing, c->vm.vcpu_bytes * c->vm.nr_vcpus);
+	if (why)
+		die("--zap %s: %s", zo.name, why);
 }
 
-/* The pattern must fit the memory and be whole pages of the backing. */
-const char *zap_unfit(const struct run_config *cfg, u64 total)
+static int run(struct common *c)
 {
-	static char why[200];
-	/* MADV_DONTNEED splits a THP, but hugetlb takes whole pages only. */
-	u64 unit = cfg->backing == BACKING_ANONYMOUS_THP ? MMUB_SZ_4K :
-		   backing_page_size(cfg->backing);
-	char a[32], b[32];
+	struct zap_ctx x = { .zo = &zo, .print = true };
+	struct run_hooks h = { .once = zap_once, .arg = &x };
 
-	if (cfg->zap_size > total)
-		snprintf(why, sizeof(why), "%s is larger than the %s of test "
-			 "memory", fmt_size(cfg->zap_size, a, sizeof(a)),
-			 fmt_size(total, b, sizeof(b)));
-	else if (cfg->zap_size % unit)
-		snprintf(why, sizeof(why), "%s is not a multiple of the %s "
-			 "page (accepted: multiples of %s)",
-			 fmt_size(cfg->zap_size, a, sizeof(a)),
-			 backing_names[cfg->backing],
-			 fmt_size(unit, b, sizeof(b)));
-	else
-		return NULL;
-	return why;
+	if (table)
+		return zap_table(c, &zo, table);
+	printf("mmubench zap: %u vCPU%s x %llu MiB, backing %s, guest pages "
+	       "%llu K, MMU %s\n", c->vm.nr_vcpus, c->vm.nr_vcpus > 1 ? "s" : "",
+	       (unsigned long long)(c->vm.vcpu_bytes / MMUB_MIB),
+	       backing_names[c->vm.backing],
+	       (unsigned long long)(c->vm.guest_page / 1024), kvm_mmu_kind());
+	zap_say_probes();
+	return run_all(c, "zap", json_pack("{s:s, s:i}", "zap", zo.name,
+					   "zap_count", zo.count), &h);
 }
+
+const struct scenario scenario_zap = {
+	.name = "zap",
+	.help = "vCPUs fault and write while the host invalidates with "
+		"MADV_DONTNEED; zap cost, fault-side latency, refault integrity",
+	.opts = opts,
+	.parse = parse,
+	.validate = validate,
+	.run = run,
+};

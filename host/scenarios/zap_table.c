@@ -9,17 +9,14 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "scenarios.h"
-#include "zap.h"
-#include "../kernel/probes.h"
-#include "../stats.h"
+#include "util/util.h"
+#include "results/statistics.h"
+#include "scenarios/zap_table.h"
 
-static const char *const seed_patterns[] = {
-	"same16", "same4", "c16", "c4", "c2", "c1",
-};
+#define MAX_ROWS	16
 
 struct zap_row {
-	char name[32];
+	struct zap_opts zo;
 	double *v[ZAP_METRIC_NR];	/* one per repetition */
 	u32 n;
 };
@@ -35,100 +32,104 @@ static void print_metric(struct zap_row *rows, u32 nr, enum zap_metric m,
 
 		if (stats_summarize(rows[r].v[m], rows[r].n, &st))
 			die("out of memory");
-		printf("  %-10s %12.1f %12.1f %12.1f\n", rows[r].name,
+		printf("  %-10s %12.1f %12.1f %12.1f\n", rows[r].zo.name,
 		       st.median, st.min, st.max);
 	}
 }
 
-/* The list to run: all six, or the comma-separated subset given. */
-static u32 pick(const char *list, const char **out)
+/* The rows: all six, or the comma-separated subset; checked now. */
+static u32 pick(const struct common *c, const struct zap_opts *base,
+		const char *list, struct zap_row *rows)
 {
 	static char buf[256];
 	char *save = NULL, *tok;
 	u32 n = 0;
 
-	if (!list || !*list || !strcmp(list, "all")) {
-		for (; n < MMUB_ARRAY_SIZE(seed_patterns); n++)
-			out[n] = seed_patterns[n];
-		return n;
-	}
+	if (!*list || !strcmp(list, "all"))
+		list = "same16,same4,c16,c4,c2,c1";
 	snprintf(buf, sizeof(buf), "%s", list);
-	for (tok = strtok_r(buf, ",", &save); tok && n < 16;
-	     tok = strtok_r(NULL, ",", &save))
-		out[n++] = tok;
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		struct zap_opts *zo = &rows[n].zo;
+		const char *unfit;
+
+		if (n == MAX_ROWS)
+			die("--table %s: more than %d patterns", list, MAX_ROWS);
+		*zo = *base;
+		if (zap_parse_pattern(zo, tok))
+			die("--table %s: unknown scenario (accepted: same16, "
+			    "same4, c16, c4, c2, c1, same:SIZE, rolling:SIZE)",
+			    tok);
+		unfit = zap_unfit(zo, c->vm.backing,
+				  c->vm.vcpu_bytes * c->vm.nr_vcpus);
+		if (unfit)
+			die("--table %s: %s", tok, unfit);
+		n++;
+	}
 	return n;
 }
 
-int zap_table(const struct run_config *cfg)
+static int run_rows(struct doc *doc, const struct common *c,
+		    struct zap_row *rows, u32 nr, bool *kprobes)
 {
-	const char *names[16];
-	u32 nr = pick(cfg->table, names);
-	struct zap_row *rows = calloc(nr, sizeof(*rows));
-	struct zap_result *z = malloc(sizeof(*z));
-	bool json_open = false;
-	char why[256];
-	struct json j;
-
-	if (!rows || !z)
-		die("out of memory");
-	/* Check every name before the first VM. */
 	for (u32 r = 0; r < nr; r++) {
-		struct run_config c = *cfg;
+		struct zap_ctx x = { .zo = &rows[r].zo };
+		struct run_hooks h = { .once = zap_once, .arg = &x };
 
-		const char *unfit;
-
-		if (zap_parse_pattern(&c, names[r]))
-			die("--table %s: unknown scenario (accepted: same16, "
-			    "same4, c16, c4, c2, c1, same:SIZE, rolling:SIZE)",
-			    names[r]);
-		unfit = zap_unfit(&c, c.vcpu_bytes * c.nr_vcpus);
-		if (unfit)
-			die("--table %s: %s", names[r], unfit);
-	}
-	printf("mmubench zap --table: %u vCPU%s x %llu MiB, backing %s, "
-	       "%u invalidations per run, MMU %s\n", cfg->nr_vcpus,
-	       cfg->nr_vcpus > 1 ? "s" : "",
-	       (unsigned long long)(cfg->vcpu_bytes / MMUB_MIB),
-	       backing_names[cfg->backing], cfg->zap_count, kvm_mmu_kind());
-	if (probes_status(why, sizeof(why)))
-		printf("kernel probes: unavailable (%s); zap and fault-side "
-		       "figures are user-space proxies\n", why);
-	for (u32 r = 0; r < nr; r++) {
-		struct run_config c = *cfg;
-
-		zap_parse_pattern(&c, names[r]);
-		c.table = NULL;
-		snprintf(rows[r].name, sizeof(rows[r].name), "%s", names[r]);
-		for (u32 m = 0; m < ZAP_METRIC_NR; m++)
-			rows[r].v[m] = calloc(cfg->repeat, sizeof(double));
-		for (u32 k = 0; k < cfg->repeat; k++) {
-			if (zap_run_once(&c, z, &j, &json_open, false))
-				return 1;
-			if (z->violations) {
-				zap_print(&c, z);
-				return 1;
-			}
+		for (u32 m = 0; m < ZAP_METRIC_NR; m++) {
+			rows[r].v[m] = calloc(c->repeat, sizeof(double));
+			if (!rows[r].v[m])
+				die("out of memory");
+		}
+		for (u32 k = 0; k < c->repeat; k++) {
+			if (run_one(doc, &c->vm, &h, k, false))
+				return -1;
 			for (u32 m = 0; m < ZAP_METRIC_NR; m++)
-				rows[r].v[m][k] = zap_metric(z, m);
+				rows[r].v[m][k] = zap_metric(&x.z, m);
 			rows[r].n++;
+			*kprobes = x.z.kprobes;
 		}
 	}
-	/* The seed's two tables first: kernel-side where probes worked. */
-	if (z->kprobes) {
-		print_metric(rows, nr, ZAP_KERNEL_TOTAL_MS, cfg->repeat);
-		print_metric(rows, nr, ZAP_KERNEL_FWAIT_P999_US, cfg->repeat);
+	return 0;
+}
+
+int zap_table(const struct common *c, const struct zap_opts *zo,
+	      const char *list)
+{
+	struct zap_row rows[MAX_ROWS] = {};
+	u32 nr = pick(c, zo, list, rows);
+	bool kprobes = false;
+	struct doc doc;
+	int ret;
+
+	printf("mmubench zap --table: %u vCPU%s x %llu MiB, backing %s, "
+	       "%u invalidations per run, MMU %s\n", c->vm.nr_vcpus,
+	       c->vm.nr_vcpus > 1 ? "s" : "",
+	       (unsigned long long)(c->vm.vcpu_bytes / MMUB_MIB),
+	       backing_names[c->vm.backing], zo->count, kvm_mmu_kind());
+	zap_say_probes();
+	doc_begin(&doc, c, "zap", json_pack("{s:s, s:i}", "table",
+					    *list ? list : "all",
+					    "zap_count", zo->count));
+	ret = run_rows(&doc, c, rows, nr, &kprobes);
+	if (!ret) {
+		/* The seed's two tables first: kernel-side where probes worked. */
+		if (kprobes) {
+			print_metric(rows, nr, ZAP_KERNEL_TOTAL_MS, c->repeat);
+			print_metric(rows, nr, ZAP_KERNEL_FWAIT_P999_US,
+				     c->repeat);
+		}
+		print_metric(rows, nr, ZAP_TOTAL_MS, c->repeat);
+		print_metric(rows, nr, ZAP_FAULT_P999_US, c->repeat);
+		for (u32 m = 0; m < ZAP_KERNEL_TOTAL_MS; m++)
+			if (m != ZAP_TOTAL_MS && m != ZAP_FAULT_P999_US)
+				print_metric(rows, nr, m, c->repeat);
+		doc_finish(&doc);
+	} else {
+		doc_free(&doc);
 	}
-	print_metric(rows, nr, ZAP_TOTAL_MS, cfg->repeat);
-	print_metric(rows, nr, ZAP_FAULT_P999_US, cfg->repeat);
-	for (u32 m = 0; m < ZAP_KERNEL_TOTAL_MS; m++)
-		if (m != ZAP_TOTAL_MS && m != ZAP_FAULT_P999_US)
-			print_metric(rows, nr, m, cfg->repeat);
-	if (json_open)
-		report_json_finish(&j, cfg);
 	for (u32 r = 0; r < nr; r++)
 		for (u32 m = 0; m < ZAP_METRIC_NR; m++)
 			free(rows[r].v[m]);
-	free(rows);
-	free(z);
-	return 0;
+	return ret ? 1 : 0;
 }

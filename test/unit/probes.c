@@ -5,7 +5,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include "../../host/kernel/probes.h"
+#include "kernel/probes.h"
 #include "check.h"
 
 

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * host/stats.c against textbook values: Student's t table, the sleep
+ * host/results/statistics.c against textbook values: Student's t table, the sleep
  * data of Student (1908) as every statistics package prints it, and
  * Mann-Whitney p-values counted by hand (or enumerated).
  */
 #include <math.h>
 #include <stdio.h>
-#include "../../host/stats.h"
+#include "results/statistics.h"
 #include "check.h"
 
 

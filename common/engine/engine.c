@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The workload engine: each vCPU owns one slice of the test memory and
+ * touches one word per stride, in order or in a seeded permutation, of
+ * the selected part of its slice.  This is the hot loop of every
+ * scenario, so it never exits: progress is published in the mailbox.
+ */
+#include <mmubench/engine.h>
+
+void engine_init(struct engine *e, struct mmub_boot_info *bi, u32 cpu)
+{
+	const struct mmub_workload *wl = &bi->wl;
+	u64 per = mmub_align_down(bi->test_size / bi->nr_vcpus, wl->stride);
+	u64 n = per / wl->stride;
+
+	e->bi = bi;
+	e->cpu = cpu;
+	e->mb = (struct mmub_mailbox *)bi->mailbox_gpa + cpu;
+	e->slice = bi->test_gpa + cpu * per;
+	e->slice_size = per;
+	e->nr_selected = n * wl->fraction_ppm / MMUB_FRACTION_ONE;
+	if (!e->nr_selected && n && wl->fraction_ppm)
+		e->nr_selected = 1;
+	e->rng = (wl->seed + 1) * 0x9e3779b97f4a7c15ULL ^ (cpu + 1);
+	e->heartbeat = 0;
+	e->stop_seen = false;
+}
+
+static u64 xorshift64(u64 *s)
+{
+	u64 x = *s;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	*s = x;
+	return x;
+}
+
+/*
+ * A full-period LCG modulo the next power of two visits every index
+ * exactly once; indices past the end are skipped.  No table, any size.
+ */
+struct perm {
+	u64 x, mask, c, n;
+};
+
+static void perm_init(struct perm *p, u64 n, u64 seed)
+{
+	u64 m = 1;
+
+	while (m < n)
+		m <<= 1;
+	p->mask = m - 1;
+	p->c = (seed << 1) | 1;
+	p->x = (seed * 0x2545f4914f6cdd1dULL) & p->mask;
+	p->n = n;
+}
+
+static u64 perm_next(struct perm *p)
+{
+	do
+		p->x = (p->x * 0x5851f42d4c957f2dULL + p->c) & p->mask;
+	while (p->x >= p->n);
+	return p->x;
+}
+
+static bool in_ranges(const struct mmub_workload *wl, u64 off)
+{
+	u32 i;
+
+	for (i = 0; i < wl->nr_ranges; i++)
+		if (off - wl->ranges[i].offset < wl->ranges[i].length)
+			return true;
+	return false;
+}
+
+/*
+ * Between batches: publish progress, then adopt the host's epoch.  The
+ * release store of epoch_seen orders every earlier write before it, so
+ * once the host sees epoch_seen >= E no write with an older epoch is
+ * still in flight.
+ */
+static u64 batch_boundary(struct engine *e, u64 generation)
+{
+	struct mmub_mailbox *mb = e->mb;
+	u64 epoch = mmub_load_acquire(&mb->epoch);
+
+	mmub_store_relaxed(&mb->heartbeat, ++e->heartbeat);
+	mmub_store_release(&mb->epoch_seen, epoch);
+	return MMUB_STAMP(generation, epoch, e->cpu);
+}
+
+/*
+ * A written word may hold: 0 (never written, or refaulted after private
+ * memory was invalidated), or a stamp this vCPU wrote.  Anything else is
+ * lost or foreign data.
+ */
+static void check_old(struct engine *e, struct mmub_pass *rec, u64 addr,
+		      u64 old, u64 generation)
+{
+	const struct mmub_workload *wl = &e->bi->wl;
+	u64 off = addr - e->bi->test_gpa;
+	bool own = old && (old & 0xff) == e->cpu + 1 &&
+		   (old >> 40) <= (generation & 0xffffff);
+
+	if (old == 0 && generation > 0) {
+		if (!rec->zero_reads++ || off < rec->zero_lo)
+			rec->zero_lo = off;
+		if (off > rec->zero_hi)
+			rec->zero_hi = off;
+		if (!(wl->flags & MMUB_WL_KEEP))
+			return;
+	} else if (old == 0 || own) {
+		return;
+	}
+	if (!rec->violations++) {
+		rec->bad_addr = addr;
+		rec->bad_value = old;
+	}
+}
+
+/*
+ * The execute workload's access: write only where the instruction is
+ * missing (first visit, or refaulted as zeros after an invalidation), so
+ * later passes are pure instruction fetches.  Counts as a write if it
+ * planted.
+ */
+static bool access_exec(u64 addr)
+{
+	bool planted = arch_code_plant(addr);
+
+	arch_code_call(addr);
+	return planted;
+}
+
+bool engine_pass(struct engine *e, u64 generation, bool loop,
+		 struct mmub_pass *rec)
+{
+	const struct mmub_workload *wl = &e->bi->wl;
+	bool latency = wl->flags & MMUB_WL_LATENCY;
+	bool exec = mmub_wl_executes(wl);
+	/* Compare 32 random bits with this instead of a division per access. */
+	u64 wthresh = ((u64)wl->write_pct << 32) / 100;
+	u64 stamp = batch_boundary(e, generation);
+	u64 i, idx, addr, t0, writes = 0, done = 0;
+	struct mmub_mailbox *mb = e->mb;
+	bool complete = true, w;
+	struct perm perm;
+
+	perm_init(&perm, e->nr_selected, wl->seed + generation);
+	*rec = (struct mmub_pass){ 0 };
+	rec->generation = generation;
+	rec->clk_start = arch_clock();
+	for (i = 0; i < e->nr_selected; i++) {
+		idx = (wl->flags & MMUB_WL_RANDOM) ? perm_next(&perm) : i;
+		addr = e->slice + idx * wl->stride;
+		if (wl->nr_ranges && !in_ranges(wl, addr - e->bi->test_gpa))
+			continue;
+		w = wl->write_pct == 100 ||
+		    (wl->write_pct && (xorshift64(&e->rng) >> 32) < wthresh);
+		t0 = latency ? arch_clock() : 0;
+		if (exec)
+			w = access_exec(addr);
+		else if (w && (wl->flags & MMUB_WL_CHECK))
+			check_old(e, rec, addr, __atomic_exchange_n((u64 *)addr,
+				  stamp, __ATOMIC_RELAXED), generation);
+		else if (w)
+			*(volatile u64 *)addr = stamp;
+		else
+			(void)*(volatile u64 *)addr;
+		if (latency)
+			mmub_hist_add(&mb->lat, arch_clock() - t0);
+		writes += w;
+		if ((++done % MMUB_BATCH) == 0) {
+			stamp = batch_boundary(e, generation);
+			if (loop && mmub_load_acquire(&mb->stop)) {
+				complete = false;
+				break;
+			}
+		}
+	}
+	rec->clk_end = arch_clock();
+	rec->accesses = done;
+	rec->writes = writes;
+	mmub_store_relaxed(&mb->accesses, mb->accesses + done);
+	batch_boundary(e, generation);
+	return complete;
+}
+
+static void run_loop(struct engine *e, u64 generation)
+{
+	struct mmub_pass total = { .generation = generation }, rec;
+	bool first = true;
+
+	while (!mmub_load_acquire(&e->mb->stop)) {
+		bool complete = engine_pass(e, generation++, true, &rec);
+
+		if (first)
+			total.clk_start = rec.clk_start;
+		first = false;
+		total.clk_end = rec.clk_end;
+		total.accesses += rec.accesses;
+		total.writes += rec.writes;
+		if (rec.zero_reads && (!total.zero_reads ||
+				       rec.zero_lo < total.zero_lo))
+			total.zero_lo = rec.zero_lo;
+		total.zero_hi = mmub_max(total.zero_hi, rec.zero_hi);
+		total.zero_reads += rec.zero_reads;
+		if (rec.violations && !total.violations) {
+			total.bad_addr = rec.bad_addr;
+			total.bad_value = rec.bad_value;
+		}
+		total.violations += rec.violations;
+		if (complete)
+			e->mb->passes_done++;
+	}
+	e->mb->last = total;
+}
+
+void engine_serve(struct engine *e)
+{
+	struct mmub_mailbox *mb = e->mb;
+	u64 seen = 0, seq;
+	u32 cmd, arg;
+
+	mmub_store_release(&mb->state, MMUB_STATE_IDLE);
+	for (;;) {
+		while ((seq = mmub_load_acquire(&mb->cmd_seq)) == seen)
+			arch_relax();
+		seen = seq;
+		cmd = mb->cmd;
+		arg = mb->cmd_arg;
+		mmub_store_relaxed(&mb->state, MMUB_STATE_BUSY);
+		mmub_hist_reset(&mb->lat);
+		switch (cmd) {
+		case MMUB_CMD_PASS:
+			engine_pass(e, arg, false, &mb->last);
+			mb->passes_done++;
+			break;
+		case MMUB_CMD_LOOP:
+			run_loop(e, arg);
+			break;
+		case MMUB_CMD_EXIT:
+			mmub_store_release(&mb->state, MMUB_STATE_DONE);
+			mmub_store_release(&mb->ack_seq, seq);
+			for (;;)
+				arch_doorbell(MMUB_DB_DONE);
+		default:
+			mb->error = cmd;
+			break;
+		}
+		mmub_store_relaxed(&mb->state, MMUB_STATE_IDLE);
+		mmub_store_release(&mb->ack_seq, seq);
+	}
+}
+
+/* Debug workloads that prove the host notices faults and hangs. */
+void engine_debug_action(struct engine *e)
+{
+	mmub_store_release(&e->mb->state, MMUB_STATE_BUSY);
+	if (e->bi->wl.action == MMUB_ACT_FAULT)
+		*(volatile u64 *)0x7ffff0000000ULL = 1;
+	for (;;)
+		arch_relax();
+}

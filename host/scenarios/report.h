@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What every scenario reports: phases (a pass, an enable, a zap...) with
+ * the guest's per-vCPU results and the kernel's counters before and
+ * after, printed as tables and written as one JSON document.
+ */
+#ifndef HOST_REPORT_H
+#define HOST_REPORT_H
+
+#include <jansson.h>
+#include "vmm/vmm.h"
+
+/* KVM stats at one instant; vCPU stats summed over the vCPUs. */
+struct snap {
+	u64 *vm;
+	u64 *vcpu;
+};
+
+struct phase {
+	char name[32];
+	struct snap before, after;
+	double wall_ms;
+	u32 nr_vcpus;
+	struct mmub_pass *pass;	/* per vCPU, from the mailboxes */
+	struct mmub_hist *lat;	/* per vCPU */
+};
+
+/* A stat in @s (vCPU side summed if @vcpu); false if the kernel lacks it. */
+bool snap_stat(const struct vm *vm, const struct snap *s, bool vcpu,
+	       const char *name, u64 *val);
+/* Its change over phase @p; false if the kernel lacks it. */
+bool phase_stat_delta(const struct vm *vm, const struct phase *p, bool vcpu,
+		      const char *name, s64 *delta);
+
+void phase_begin(struct vm *vm, struct phase *p, const char *name);
+void phase_end(struct vm *vm, struct phase *p, bool guest_results);
+void phase_free(struct phase *p);
+
+/* x86: "tdp_mmu", "tdp_legacy" or "shadow"; arm64: "stage2". */
+const char *kvm_mmu_kind(void);
+
+/* Guest clock cycles to nanoseconds. */
+double cycles_to_ns(const struct vm *vm, u64 cycles);
+
+/* The first line: the scenario and its VM. */
+void report_header(const struct vm_params *c, const char *scenario);
+void report_passes(const struct vm *vm, const struct phase *p, u32 n);
+void report_stats(const struct vm *vm, const struct phase *p, u32 n);
+
+/* What ran, and where: kernel, CPU, MMU, KVM capabilities and parameters. */
+json_t *report_env(const struct vm *vm);
+/* The phases: their vCPUs' results and the stats deltas. */
+json_t *report_phases(const struct vm *vm, const struct phase *p, u32 n);
+
+#endif

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What every scenario does the same way: a pass, the repeat loop (a VM,
+ * its boot, the scenario's run, its report), and the JSON document.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "util/util.h"
+#include "results/json.h"
+#include "scenarios/scenario.h"
+
+int run_pass(struct vm *vm, struct run *r, const char *name, u32 gen)
+{
+	struct phase *p = run_phase_begin(vm, r, name);
+
+	vm_post(vm, MMUB_CMD_PASS, gen);
+	if (vm_wait(vm))
+		return -1;
+	phase_end(vm, p, true);
+	return 0;
+}
+
+struct phase *run_phase_begin(struct vm *vm, struct run *r, const char *name)
+{
+	struct phase *p;
+
+	if (r->nph == MMUB_ARRAY_SIZE(r->ph))
+		die("too many phases in one run (bug)");
+	p = &r->ph[r->nph++];
+	phase_begin(vm, p, name);
+	return p;
+}
+
+void run_phase_end(struct vm *vm, struct phase *p)
+{
+	phase_end(vm, p, false);
+}
+
+static void run_free(struct run *r)
+{
+	for (u32 k = 0; k < r->nph; k++)
+		phase_free(&r->ph[k]);
+	json_decref(r->json);
+	memset(r, 0, sizeof(*r));
+}
+
+int run_one(struct doc *doc, const struct vm_params *vp,
+	    const struct run_hooks *h, u32 index, bool print)
+{
+	struct run r = { .json = json_object() };
+	struct vm vm;
+	int ret;
+
+	if (h->before)
+		h->before(h->arg);
+	vm_create(&vm, vp);
+	if (!json_object_get(doc->root, "env"))
+		jset(doc->root, "env", report_env(&vm));
+	ret = vm_start(&vm);
+	if (!ret && print)
+		printf("run %u/%u: boot %.1f ms (KVM_CREATE_VM to all vCPUs in "
+		       "the engine)\n", index + 1, doc->c->repeat, vm.boot_ms);
+	if (!ret)
+		ret = h->once(&vm, &r, index, h->arg);
+	if (!ret) {
+		if (print)
+			report_stats(&vm, r.ph, r.nph);
+		jset(r.json, "boot_ms", jnum(vm.boot_ms));
+		jset(r.json, "phases", report_phases(&vm, r.ph, r.nph));
+		json_array_append(doc->runs, r.json);
+	}
+	run_free(&r);
+	vm_destroy(&vm);
+	return ret ? 1 : 0;
+}
+
+int run_repeat(struct doc *doc, const struct vm_params *vp,
+	       const struct run_hooks *h)
+{
+	for (u32 k = 0; k < doc->c->repeat; k++)
+		if (run_one(doc, vp, h, k, true))
+			return 1;
+	return 0;
+}
+
+json_t *common_config(const struct common *c)
+{
+	const struct vm_params *p = &c->vm;
+	json_t *o = json_object(), *ranges = json_array();
+
+	jset(o, "vcpus", json_integer(p->nr_vcpus));
+	jset(o, "vcpu_bytes", json_integer((json_int_t)p->vcpu_bytes));
+	jset(o, "backing", json_string(backing_names[p->backing]));
+	jset(o, "slots", json_integer(p->nr_slots));
+	jset(o, "iterations", json_integer(c->iterations));
+	jset(o, "repeat", json_integer(c->repeat));
+	jset(o, "guest_page", json_integer((json_int_t)p->guest_page));
+	jset(o, "stride", json_integer((json_int_t)p->wl.stride));
+	jset(o, "action", json_string(mmub_action_names[p->wl.action]));
+	jset(o, "write_pct", json_integer(p->wl.write_pct));
+	jset(o, "random", json_boolean(p->wl.flags & MMUB_WL_RANDOM));
+	jset(o, "seed", json_integer((json_int_t)p->wl.seed));
+	jset(o, "fraction", jnum(p->wl.fraction_ppm / 1e6));
+	for (u32 i = 0; i < p->wl.nr_ranges; i++) {
+		json_t *r = json_object();
+
+		jset(r, "offset", json_integer((json_int_t)p->wl.ranges[i].offset));
+		jset(r, "length", json_integer((json_int_t)p->wl.ranges[i].length));
+		json_array_append_new(ranges, r);
+	}
+	jset(o, "ranges", ranges);
+	jset(o, "populate", json_boolean(p->populate));
+	jset(o, "latency", json_boolean(p->wl.flags & MMUB_WL_LATENCY));
+	jset(o, "guest", json_string(p->guest));
+	return o;
+}
+
+void doc_begin(struct doc *doc, const struct common *c, const char *scenario,
+	       json_t *config)
+{
+	json_t *conf = common_config(c), *results = json_object();
+
+	if (config && json_object_update(conf, config))
+		die("out of memory building the JSON document");
+	json_decref(config);
+	doc->c = c;
+	doc->root = json_object();
+	doc->runs = json_array();
+	jset(doc->root, "scenario", json_string(scenario));
+	jset(doc->root, "config", conf);
+	jset(results, "runs", json_incref(doc->runs));
+	jset(doc->root, "results", results);
+}
+
+void doc_free(struct doc *doc)
+{
+	json_decref(doc->runs);
+	json_decref(doc->root);
+	doc->runs = doc->root = NULL;
+}
+
+void doc_finish(struct doc *doc)
+{
+	if (doc->c->json && json_write_atomic(doc->c->json, doc->root))
+		die("--json %s: cannot write it: %m", doc->c->json);
+	doc_free(doc);
+}
+
+int run_all(const struct common *c, const char *scenario, json_t *config,
+	    const struct run_hooks *h)
+{
+	struct doc doc;
+
+	doc_begin(&doc, c, scenario, config);
+	if (run_repeat(&doc, &c->vm, h)) {
+		doc_free(&doc);
+		return 1;
+	}
+	doc_finish(&doc);
+	return 0;
+}
+
+void run_dlog_init(struct dlog *d, struct vm *vm, enum dlog_mode mode,
+		   u64 clear_chunk)
+{
+	struct dlog_vm v = {
+		.fd = vm->fd,
+		.nr_slots = vm->p.nr_slots,
+		.nr_vcpus = vm->p.nr_vcpus,
+		.ring_bytes = vm->p.dirty_ring_bytes,
+	};
+
+	for (u32 i = 0; i < v.nr_slots; i++) {
+		const struct vm_slot *s = &vm->slots[i];
+
+		v.slots[i] = (struct kvm_userspace_memory_region){
+			.slot = s->id,
+			.guest_phys_addr = s->gpa,
+			.memory_size = s->size,
+			.userspace_addr = (u64)(uintptr_t)s->hva,
+		};
+	}
+	for (u32 i = 0; i < v.nr_vcpus; i++)
+		v.rings[i] = vm->vcpus[i].ring;
+	dlog_init(d, &v, mode, clear_chunk);
+	if (dlog_is_ring(mode)) {
+		vm->ring_full_arg = d;
+		/* A vCPU that sees the hook sees its argument. */
+		__atomic_store_n(&vm->ring_full, dlog_ring_full,
+				 __ATOMIC_RELEASE);
+	}
+}
+
+void run_dlog_free(struct dlog *d, struct vm *vm)
+{
+	if (vm->ring_full_arg == d)
+		__atomic_store_n(&vm->ring_full, NULL, __ATOMIC_RELEASE);
+	dlog_free(d);
+}

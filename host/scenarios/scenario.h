@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A scenario is one experiment, one file: its options, their checks,
+ * and its run, written in the building blocks below (a VM from the
+ * common options, a pass, the repeat loop, the JSON document) so that
+ * the file reads like the test set-up of a cover letter.  main.c lists
+ * the scenarios; cli.c parses the common options and hands each
+ * scenario its own.
+ */
+#ifndef HOST_SCENARIOS_SCENARIO_H
+#define HOST_SCENARIOS_SCENARIO_H
+
+#include <getopt.h>
+#include <jansson.h>
+#include "vmm/vmm.h"
+#include "kernel/dirty_log.h"
+#include "scenarios/report.h"
+
+/* An option, for getopt_long() and for the usage. */
+struct opt {
+	const char *name;	/* --name */
+	int key;		/* its short letter, or an id from 256 */
+	int has_arg;		/* no_argument, required_argument, ... */
+	const char *arg;	/* in the usage: "N", "SIZE" */
+	const char *help;
+};
+
+/* What every VM scenario gets: its VM and the common run options. */
+struct common {
+	struct vm_params vm;
+	u32 iterations;		/* -i */
+	u32 repeat;		/* --repeat */
+	const char *json;	/* --json */
+	u32 given;		/* GIVEN_*: which of them the user set */
+	bool no_kvm;		/* the scenario runs no KVM VM (--backend qemu) */
+};
+
+#define GIVEN_BACKING	(1u << 0)
+#define GIVEN_PAGE	(1u << 1)
+#define GIVEN_STRIDE	(1u << 2)
+
+struct scenario {
+	const char *name;
+	const char *help;
+	const struct opt *opts;	/* its own, ending with { NULL } */
+	/* Its own option @key; every bad value dies here. */
+	void (*parse)(int key, const char *arg);
+	/* After every option, before any VM: cross-checks, VM shape. */
+	void (*validate)(struct common *c);
+	int (*run)(struct common *c);
+};
+
+/* ---- building blocks (scenario.c) ---------------------------------- */
+
+/* One run's phases, as report.h prints and writes them. */
+struct run {
+	struct phase ph[8];
+	u32 nph;
+	json_t *json;		/* the run's object in the document */
+};
+
+/* The results document: scenario, config, env, results.runs[]. */
+struct doc {
+	json_t *root;
+	json_t *runs;
+	const struct common *c;
+};
+
+/*
+ * A pass: every vCPU runs @cmd (MMUB_CMD_PASS, arg the generation) once,
+ * and the phase @name around it records time, guest results and stats.
+ */
+int run_pass(struct vm *vm, struct run *r, const char *name, u32 gen);
+
+/* A phase around host work (enable logging...): begin, then end. */
+struct phase *run_phase_begin(struct vm *vm, struct run *r, const char *name);
+void run_phase_end(struct vm *vm, struct phase *p);
+
+/* A scenario's part of a run. */
+struct run_hooks {
+	/* Before the VM is made (optional). */
+	void (*before)(void *arg);
+	/* The run's work on the booted VM: its phases, its results. */
+	int (*once)(struct vm *vm, struct run *r, u32 index, void *arg);
+	void *arg;
+};
+
+/*
+ * The run loop: --repeat times a VM made from @vp, booted, handed to
+ * h->once with its struct run; the run's stats are printed, its phases
+ * added to @doc (with what h->once put in run->json) and the VM
+ * destroyed.  Stops at the first failed run.  0, or 1 after saying why.
+ */
+int run_repeat(struct doc *doc, const struct vm_params *vp,
+	       const struct run_hooks *h);
+/* One run of that loop, for scenarios with their own loops (tables). */
+int run_one(struct doc *doc, const struct vm_params *vp,
+	    const struct run_hooks *h, u32 index, bool print);
+/*
+ * A whole scenario run: the document (@config: the scenario's own
+ * options, taken), the run loop, the document written.  The exit status.
+ */
+int run_all(const struct common *c, const char *scenario, json_t *config,
+	    const struct run_hooks *h);
+
+/* The document: begun empty; env is filled by the first VM. */
+void doc_begin(struct doc *doc, const struct common *c, const char *scenario,
+	       json_t *config);
+/* Write it to --json (atomically), if given, and free it. */
+void doc_finish(struct doc *doc);
+void doc_free(struct doc *doc);
+
+/*
+ * Dirty logging of @vm's test memory (dlog_init() with the VM's fd,
+ * memslots and rings); a full ring is emptied from the vCPU's thread.
+ * Undone by run_dlog_free() before the VM goes.
+ */
+void run_dlog_init(struct dlog *d, struct vm *vm, enum dlog_mode mode,
+		   u64 clear_chunk);
+void run_dlog_free(struct dlog *d, struct vm *vm);
+
+/* The common options as config fields of the document. */
+json_t *common_config(const struct common *c);
+
+#endif

@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One run of seed 001's experiment: every vCPU keeps faulting and writing
+ * its slice while the host invalidates guest memory with MADV_DONTNEED,
+ * the same range again and again (same:SIZE) or consecutive chunks across
+ * the whole memory (rolling:SIZE).  Reported: madvise latency per call
+ * (the zap as user space sees it, on any kernel), the guest's access
+ * latency and throughput meanwhile (the fault side), KVM's counters, and
+ * the guest's check of every refault: zeros for private memory, its own
+ * data for shared memory.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include "util/util.h"
+#include "results/json.h"
+#include "scenarios/zap_run.h"
+
+static bool backing_keeps_data(enum backing_type t)
+{
+	return t == BACKING_SHMEM || t == BACKING_SHARED_HUGETLB ||
+	       t == BACKING_MEMFD;
+}
+
+/* Where invalidation number @k lands. */
+static u64 zap_offset(const struct zap_opts *zo, u64 total, u64 k)
+{
+	if (!zo->rolling)
+		return 0;
+	return (k * zo->size) % (total - total % zo->size);
+}
+
+static int invalidate(struct vm *vm, const struct zap_opts *zo,
+		      struct zap_result *z)
+{
+	u64 total = vm->test.size, k;
+	double start = now_ms(), t;
+
+	for (k = 0; k < zo->count || zo->duration_s; k++) {
+		u64 off = zap_offset(zo, total, k);
+
+		if (zo->duration_s && now_ms() - start > zo->duration_s * 1e3)
+			break;
+		t = now_ms();
+		if (madvise(vm->test.hva + off, zo->size, MADV_DONTNEED))
+			die("--zap: madvise(MADV_DONTNEED) at offset %llu: %m",
+			    (unsigned long long)off);
+		t = now_ms() - t;
+		mmub_hist_add(&z->madvise_ns, (u64)(t * 1e6));
+		z->madvise_ms += t;
+		z->bytes += zo->size;
+		if (vm_check(vm))
+			return -1;
+		if (zo->pause_us)
+			usleep(zo->pause_us);
+	}
+	z->calls = k;
+	z->wall_ms = now_ms() - start;
+	return 0;
+}
+
+/*
+ * Invalidations can finish before the vCPUs come back to the memory they
+ * hit; keep them writing until each has done a whole pass after the last
+ * one, so every invalidated page is refaulted (and checked) at least once.
+ */
+static int settle(struct vm *vm)
+{
+	u64 start[MMUB_MAX_VCPUS];
+	u32 n = vm->p.nr_vcpus, behind;
+	struct vm_watch w;
+
+	vm_watch_init(vm, &w);
+	for (u32 i = 0; i < n; i++)
+		start[i] = mmub_load_acquire(&vm->vcpus[i].mb->passes_done);
+	do {
+		if (vm_check(vm))
+			return -1;
+		usleep(1000);
+		behind = 0;
+		for (u32 i = 0; i < n; i++) {
+			if (mmub_load_acquire(&vm->vcpus[i].mb->passes_done) >=
+			    start[i] + 2)
+				continue;
+			behind++;
+			if (vm_watch_vcpu(vm, &w, i, "finishing a pass after "
+					  "the invalidations"))
+				return -1;
+		}
+	} while (behind);
+	return 0;
+}
+
+/* What the guest saw while memory went away under it. */
+static void zap_collect(struct vm *vm, const struct phase *p,
+			struct zap_result *z)
+{
+	struct mmub_hist *all = &z->guest_lat;
+	u64 longest = 0;
+
+	mmub_hist_reset(all);
+	z->zero_lo = ~0ULL;
+	for (u32 i = 0; i < p->nr_vcpus; i++) {
+		const struct mmub_pass *r = &p->pass[i];
+
+		mmub_hist_merge(all, &p->lat[i]);
+		z->accesses += r->accesses;
+		z->zero_reads += r->zero_reads;
+		z->violations += r->violations;
+		if (r->zero_reads)
+			z->zero_lo = mmub_min(z->zero_lo, r->zero_lo);
+		z->zero_hi = mmub_max(z->zero_hi, r->zero_hi);
+		if (r->violations && !z->bad_addr) {
+			z->bad_addr = r->bad_addr;
+			z->bad_value = r->bad_value;
+		}
+		longest = mmub_max(longest, r->clk_end - r->clk_start);
+	}
+	if (!z->zero_reads)
+		z->zero_lo = 0;
+	z->guest_ms = cycles_to_ns(vm, longest) / 1e6;
+	z->clk_hz = vm->bi->clk_hz;
+}
+
+static double lat_us(const struct zap_result *z, u32 ppm)
+{
+	u64 c = mmub_hist_quantile(&z->guest_lat, ppm);
+
+	return z->clk_hz ? (double)c * 1e6 / (double)z->clk_hz : 0;
+}
+double zap_metric(const struct zap_result *z, enum zap_metric m)
+{
+	switch (m) {
+	case ZAP_TOTAL_MS:
+		return z->madvise_ms;
+	case ZAP_CALL_P50_US:
+		return mmub_hist_quantile(&z->madvise_ns, 500000) / 1e3;
+	case ZAP_CALL_P99_US:
+		return mmub_hist_quantile(&z->madvise_ns, 990000) / 1e3;
+	case ZAP_CALL_P999_US:
+		return mmub_hist_quantile(&z->madvise_ns, 999000) / 1e3;
+	case ZAP_FAULT_P50_US:
+		return lat_us(z, 500000);
+	case ZAP_FAULT_P99_US:
+		return lat_us(z, 990000);
+	case ZAP_FAULT_P999_US:
+		return lat_us(z, 999000);
+	case ZAP_PAGES_PER_S:
+		return z->guest_ms > 0 ?
+		       z->accesses / (z->guest_ms / 1e3) / z->nr_vcpus : 0;
+	case ZAP_KERNEL_TOTAL_MS:
+		return z->kprobes ? z->pt.zap.sum / 1e6 : NAN;
+	case ZAP_KERNEL_FWAIT_P999_US:
+		return z->kprobes ?
+		       mmub_hist_quantile(&z->pt.lock_wait, 999000) / 1e3 : NAN;
+	default:
+		return 0;
+	}
+}
+const char *const zap_metric_names[ZAP_METRIC_NR] = {
+	[ZAP_TOTAL_MS] = "zap_total_ms",
+	[ZAP_CALL_P50_US] = "madvise_p50_us",
+	[ZAP_CALL_P99_US] = "madvise_p99_us",
+	[ZAP_CALL_P999_US] = "madvise_p999_us",
+	[ZAP_FAULT_P50_US] = "fault_p50_us",
+	[ZAP_FAULT_P99_US] = "fault_p99_us",
+	[ZAP_FAULT_P999_US] = "fault_p999_us",
+	[ZAP_PAGES_PER_S] = "pages_per_s_per_vcpu",
+	[ZAP_KERNEL_TOTAL_MS] = "kernel_zap_total_ms",
+	[ZAP_KERNEL_FWAIT_P999_US] = "kernel_fwait_p999_us",
+};
+
+static json_t *zap_json(const struct zap_opts *zo, const struct zap_result *z)
+{
+	json_t *j = json_object();
+
+	jset(j, "pattern", json_string(zo->name));
+	jset(j, "calls", json_integer((json_int_t)z->calls));
+	jset(j, "bytes", json_integer((json_int_t)z->bytes));
+	jset(j, "wall_ms", jnum(z->wall_ms));
+	for (u32 m = 0; m < ZAP_METRIC_NR; m++)
+		jset(j, zap_metric_names[m], jnum(zap_metric(z, m)));
+	jset(j, "guest_accesses", json_integer((json_int_t)z->accesses));
+	jset(j, "refaults_zero", json_integer((json_int_t)z->zero_reads));
+	jset(j, "zero_lo", json_integer((json_int_t)z->zero_lo));
+	jset(j, "zero_hi", json_integer((json_int_t)z->zero_hi));
+	jset(j, "integrity_violations", json_integer((json_int_t)z->violations));
+	if (z->kprobes && z->pt.tables_freed >= 0)
+		jset(j, "kernel_tables_freed",
+		     json_integer((json_int_t)z->pt.tables_freed));
+	return j;
+}
+void zap_print(const struct zap_opts *zo, enum backing_type backing,
+	       const struct zap_result *z)
+{
+	char a[32], b[32];
+
+	printf("  %s: %llu madvise calls of %s in %.0f ms\n", zo->name,
+	       (unsigned long long)z->calls,
+	       fmt_size(zo->size, a, sizeof(a)), z->wall_ms);
+	/* Everything the invalidator does besides madvise itself. */
+	if (z->madvise_ms > 0 && !zo->pause_us)
+		printf("  invalidator overhead: %.2f %% of the madvise time "
+		       "(target < 2 %%)\n",
+		       100 * (z->wall_ms - z->madvise_ms) / z->madvise_ms);
+	printf("  zap (madvise, user space): total %.2f ms, p50 %.1f us, "
+	       "p99 %.1f us, p99.9 %.1f us\n", zap_metric(z, ZAP_TOTAL_MS),
+	       zap_metric(z, ZAP_CALL_P50_US), zap_metric(z, ZAP_CALL_P99_US),
+	       zap_metric(z, ZAP_CALL_P999_US));
+	printf("  guest accesses meanwhile: p50 %.2f us, p99 %.2f us, "
+	       "p99.9 %.2f us, %.0f pages/s per vCPU\n",
+	       zap_metric(z, ZAP_FAULT_P50_US), zap_metric(z, ZAP_FAULT_P99_US),
+	       zap_metric(z, ZAP_FAULT_P999_US),
+	       zap_metric(z, ZAP_PAGES_PER_S));
+	if (z->kprobes)
+		printf("  kernel (kprobes): tdp_mmu_zap_leafs %llu calls, %.2f ms"
+		       " in all; queued_read_lock_slowpath %llu calls, p99.9 "
+		       "%.1f us\n", (unsigned long long)z->pt.zap_calls,
+		       zap_metric(z, ZAP_KERNEL_TOTAL_MS),
+		       (unsigned long long)z->pt.lock_calls,
+		       zap_metric(z, ZAP_KERNEL_FWAIT_P999_US));
+	if (z->kprobes && z->pt.tables_freed >= 0)
+		printf("  kernel (kprobes): %lld TDP MMU page tables freed "
+		       "during the zaps\n", (long long)z->pt.tables_freed);
+	printf("  refaults the guest saw: %llu zero pages in [%s, %s]; "
+	       "integrity violations: %llu\n",
+	       (unsigned long long)z->zero_reads,
+	       fmt_size(z->zero_lo, a, sizeof(a)),
+	       fmt_size(z->zero_hi ? z->zero_hi + MMUB_SZ_4K : 0, b,
+			sizeof(b)),
+	       (unsigned long long)z->violations);
+	if (z->violations)
+		err_msg("integrity: the guest found 0x%llx at 0x%llx after an "
+			"invalidation (%s memory must read %s)",
+			(unsigned long long)z->bad_value,
+			(unsigned long long)z->bad_addr,
+			backing_keeps_data(backing) ? "shared" : "private",
+			backing_keeps_data(backing) ? "its data" :
+			"zeros or its data");
+}
+
+int zap_once(struct vm *vm, struct run *r, u32 index, void *arg)
+{
+	struct zap_ctx *x = arg;
+	struct zap_result *z = &x->z;
+	struct phase *p;
+	char why[200];
+	int ret;
+
+	(void)index;
+	memset(z, 0, sizeof(*z));
+	z->nr_vcpus = vm->p.nr_vcpus;
+	mmub_hist_reset(&z->madvise_ns);
+	if (run_pass(vm, r, "populate", 0))
+		return -1;
+	p = run_phase_begin(vm, r, "zap");
+	z->kprobes = !probes_start(why, sizeof(why));
+	vm_post(vm, MMUB_CMD_LOOP, 1);
+	ret = invalidate(vm, x->zo, z) || settle(vm) || vm_stop_loop(vm);
+	if (z->kprobes)
+		z->kprobes = !probes_stop(&z->pt);
+	phase_end(vm, p, !ret);
+	if (ret)
+		return -1;
+	zap_collect(vm, p, z);
+	jset(r->json, "zap", zap_json(x->zo, z));
+	if (x->print || z->violations)
+		zap_print(x->zo, vm->p.backing, z);
+	return z->violations ? -1 : 0;
+}
+
+void zap_shape(struct vm_params *p)
+{
+	p->wl.flags |= MMUB_WL_CHECK;
+	if (backing_keeps_data(p->backing))
+		p->wl.flags |= MMUB_WL_KEEP;
+}
+
+void zap_say_probes(void)
+{
+	char why[200];
+
+	if (probes_status(why, sizeof(why)))
+		printf("kernel probes: unavailable (%s); zap and fault-side "
+		       "figures are user-space proxies\n", why);
+}
+int zap_parse_pattern(struct zap_opts *zo, const char *s)
+{
+	u64 size;
+
+	if (!strncmp(s, "same:", 5) && !mmub_parse_size(s + 5, &size)) {
+		zo->rolling = false;
+	} else if (!strncmp(s, "rolling:", 8) &&
+		   !mmub_parse_size(s + 8, &size)) {
+		zo->rolling = true;
+	} else if (!strncmp(s, "same", 4) && s[4] &&
+		   !mmub_parse_size(s + 4, &size)) {
+		/* The seed's names: same16 = 16 MiB, c4 = rolling 4 MiB. */
+		size *= MMUB_MIB;
+		zo->rolling = false;
+	} else if (s[0] == 'c' && s[1] && !mmub_parse_size(s + 1, &size)) {
+		size *= MMUB_MIB;
+		zo->rolling = true;
+	} else {
+		return -1;
+	}
+	if (!size)
+		return -1;
+	zo->size = size;
+	zo->name = s;
+	return 0;
+}
+
+/* The pattern must fit the memory and be whole pages of the backing. */
+const char *zap_unfit(const struct zap_opts *zo, enum backing_type backing,
+		      u64 total)
+{
+	static char why[200];
+	/* MADV_DONTNEED splits a THP, but hugetlb takes whole pages only. */
+	u64 unit = backing == BACKING_ANONYMOUS_THP ? MMUB_SZ_4K :
+		   backing_page_size(backing);
+	char a[32], b[32];
+
+	if (zo->size > total)
+		snprintf(why, sizeof(why), "%s is larger than the %s of test "
+			 "memory", fmt_size(zo->size, a, sizeof(a)),
+			 fmt_size(total, b, sizeof(b)));
+	else if (zo->size % unit)
+		snprintf(why, sizeof(why), "%s is not a multiple of the %s "
+			 "page (accepted: multiples of %s)",
+			 fmt_size(zo->size, a, sizeof(a)),
+			 backing_names[backing],
+			 fmt_size(unit, b, sizeof(b)));
+	else
+		return NULL;
+	return why;
+}

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What a run owes the machine.  Every setting mmubench changes (hugetlb
+ * pools, kvm parameters, kprobe events, its tracing instance) registers
+ * its undo here when it changes it, and the undo runs once, in reverse
+ * order, on every way out: a normal exit, die(), and SIGINT, SIGTERM or
+ * SIGHUP.
+ *
+ * An undo is a file operation on a path decided in advance (write a
+ * value, append a line, remove a directory), so that the signal handler
+ * can run it with open(), write() and rmdir() alone: nothing in a signal
+ * handler may take stdio's or malloc's locks.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "util/cleanup.h"
+#include "util/util.h"
+
+#define CLEANUP_MAX	64
+
+struct undo {
+	enum cleanup_op op;
+	char path[160];
+	char text[96];
+	bool done;
+};
+
+static struct undo undos[CLEANUP_MAX];
+static volatile sig_atomic_t nr_undos;
+
+static int undo_run(struct undo *u)
+{
+	int fd, flags = O_WRONLY | O_CLOEXEC;
+	size_t len = strlen(u->text);
+	int ret = 0;
+
+	if (u->done)
+		return 0;
+	u->done = true;
+	if (u->op == CLEANUP_RMDIR)
+		return rmdir(u->path) ? -1 : 0;
+	flags |= u->op == CLEANUP_APPEND ? O_APPEND : O_TRUNC;
+	fd = open(u->path, flags);
+	if (fd < 0)
+		return -1;
+	/* sysfs and tracefs report a rejected value at write() or close(). */
+	if (write(fd, u->text, len) != (ssize_t)len)
+		ret = -1;
+	if (close(fd))
+		ret = -1;
+	return ret;
+}
+
+int cleanup_push(enum cleanup_op op, const char *path, const char *text)
+{
+	struct undo *u;
+
+	if (nr_undos == CLEANUP_MAX)
+		die("too many settings to restore (bug: raise CLEANUP_MAX)");
+	u = &undos[nr_undos];
+	if ((size_t)snprintf(u->path, sizeof(u->path), "%s", path) >=
+	    sizeof(u->path) ||
+	    (size_t)snprintf(u->text, sizeof(u->text), "%s", text ? text : "") >=
+	    sizeof(u->text))
+		die("%s: path or value too long to restore (bug)", path);
+	u->op = op;
+	u->done = false;
+	/* Fully written before the handler can see it. */
+	__atomic_store_n(&nr_undos, nr_undos + 1, __ATOMIC_RELEASE);
+	return nr_undos - 1;
+}
+
+int cleanup_run_one(int handle)
+{
+	if (handle < 0 || handle >= nr_undos)
+		return 0;
+	return undo_run(&undos[handle]);
+}
+
+void cleanup_forget(int handle)
+{
+	if (handle >= 0 && handle < nr_undos)
+		undos[handle].done = true;
+}
+
+void cleanup_rearm(int handle)
+{
+	if (handle >= 0 && handle < nr_undos)
+		undos[handle].done = false;
+}
+
+static const int fatal_sigs[] = { SIGINT, SIGTERM, SIGHUP };
+
+void cleanup_run(void)
+{
+	sigset_t set;
+
+	/* A signal now would run the same undos a second time, racing us. */
+	sigemptyset(&set);
+	for (size_t i = 0; i < MMUB_ARRAY_SIZE(fatal_sigs); i++)
+		sigaddset(&set, fatal_sigs[i]);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	for (int i = nr_undos - 1; i >= 0; i--) {
+		struct undo *u = &undos[i];
+
+		if (!u->done && undo_run(u))
+			err_msg("could not restore %s%s%s: %s", u->path,
+				u->op == CLEANUP_RMDIR ? "" : " to ",
+				u->op == CLEANUP_RMDIR ? "" : u->text,
+				strerror(errno));
+	}
+}
+
+/* Async-signal-safe: file operations only, then die of the signal. */
+static void on_fatal_signal(int sig)
+{
+	for (int i = nr_undos - 1; i >= 0; i--)
+		undo_run(&undos[i]);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void cleanup_install(void)
+{
+	struct sigaction sa = { .sa_handler = on_fatal_signal };
+
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < MMUB_ARRAY_SIZE(fatal_sigs); i++)
+		sigaddset(&sa.sa_mask, fatal_sigs[i]);
+	for (size_t i = 0; i < MMUB_ARRAY_SIZE(fatal_sigs); i++)
+		sigaction(fatal_sigs[i], &sa, NULL);
+	atexit(cleanup_run);
+}

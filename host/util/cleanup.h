@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The undo of every setting a run changes on the machine, run once on
+ * every way out (exit, die(), SIGINT/SIGTERM/SIGHUP); see cleanup.c.
+ */
+#ifndef HOST_UTIL_CLEANUP_H
+#define HOST_UTIL_CLEANUP_H
+
+#include <stdbool.h>
+
+enum cleanup_op {
+	CLEANUP_WRITE,		/* write @text to @path (truncating) */
+	CLEANUP_APPEND,		/* append @text to @path (kprobe_events) */
+	CLEANUP_RMDIR,		/* remove the directory @path */
+};
+
+/* Register an undo; returns its handle. */
+int cleanup_push(enum cleanup_op op, const char *path, const char *text);
+/* Run one undo now (a scenario puts a setting back early); 0 if done. */
+int cleanup_run_one(int handle);
+/* The setting is back already: nothing to undo. */
+void cleanup_forget(int handle);
+/* The setting is changed again: undo it again at exit. */
+void cleanup_rearm(int handle);
+/* Run every pending undo, newest first, saying which failed. */
+void cleanup_run(void);
+/* At exit and on fatal signals; call once, early in main(). */
+void cleanup_install(void);
+
+#endif

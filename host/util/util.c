@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Small helpers: errors, clocks, sizes, files. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "util/util.h"
+
+void err_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, MMUB_NAME ": ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* exit() runs the undos of util/cleanup.h (atexit). */
+void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, MMUB_NAME ": ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+const char *fmt_size(u64 b, char *buf, size_t len)
+{
+	if (b && !(b % MMUB_GIB))
+		snprintf(buf, len, "%lluG", (unsigned long long)(b / MMUB_GIB));
+	else if (b && !(b % MMUB_MIB))
+		snprintf(buf, len, "%lluM", (unsigned long long)(b / MMUB_MIB));
+	else if (b && !(b % MMUB_KIB))
+		snprintf(buf, len, "%lluK", (unsigned long long)(b / MMUB_KIB));
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)b);
+	return buf;
+}
+
+/* Results are never half-written: a temp file next to it, then rename. */
+int write_file_atomic(const char *path, const char *data, size_t len)
+{
+	size_t plen = strlen(path) + 32;
+	char *tmp = malloc(plen);
+	int fd, ret = -1;
+
+	if (!tmp)
+		return -1;
+	snprintf(tmp, plen, "%s.tmp.%d", path, (int)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		goto out;
+	if (write(fd, data, len) != (ssize_t)len || fsync(fd)) {
+		close(fd);
+		unlink(tmp);
+		goto out;
+	}
+	close(fd);
+	if (rename(tmp, path)) {
+		unlink(tmp);
+		goto out;
+	}
+	ret = 0;
+out:
+	free(tmp);
+	return ret;
+}
+
+int read_sysfs_u64(const char *path, u64 *v)
+{
+	FILE *f = fopen(path, "r");
+	unsigned long long x;
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fscanf(f, "%llu", &x) == 1;
+	fclose(f);
+	if (!ok)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+int write_sysfs_u64(const char *path, u64 v)
+{
+	FILE *f = fopen(path, "w");
+	int ret;
+
+	if (!f)
+		return -1;
+	ret = fprintf(f, "%llu\n", (unsigned long long)v) < 0;
+	ret |= fclose(f) != 0;
+	return ret ? -1 : 0;
+}

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Backing sources for the test memory, named as KVM's selftests name
+ * them, and the hugetlb pools they need.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <linux/memfd.h>
+#include "util/cleanup.h"
+#include "util/util.h"
+#include "vmm/vmm.h"
+
+#ifndef MAP_HUGE_2MB
+#define MAP_HUGE_2MB	(21 << MAP_HUGE_SHIFT)
+#define MAP_HUGE_1GB	(30 << MAP_HUGE_SHIFT)
+#endif
+
+const char *const backing_names[BACKING_NR] = {
+	[BACKING_ANONYMOUS] = "anonymous",
+	[BACKING_ANONYMOUS_THP] = "anonymous_thp",
+	[BACKING_ANONYMOUS_HUGETLB_2MB] = "anonymous_hugetlb_2mb",
+	[BACKING_ANONYMOUS_HUGETLB_1GB] = "anonymous_hugetlb_1gb",
+	[BACKING_SHMEM] = "shmem",
+	[BACKING_SHARED_HUGETLB] = "shared_hugetlb",
+	[BACKING_MEMFD] = "memfd",
+};
+
+/* The pools this run raised: each is put back once, at exit (cleanup.h). */
+static bool pool_raised[2];
+
+u64 backing_page_size(enum backing_type t)
+{
+	switch (t) {
+	case BACKING_ANONYMOUS_THP:
+	case BACKING_ANONYMOUS_HUGETLB_2MB:
+	case BACKING_SHARED_HUGETLB:
+		return MMUB_SZ_2M;
+	case BACKING_ANONYMOUS_HUGETLB_1GB:
+		return MMUB_SZ_1G;
+	default:
+		return MMUB_SZ_4K;
+	}
+}
+
+static const char *pool_dir(u64 page)
+{
+	return page == MMUB_SZ_1G ?
+	       "/sys/kernel/mm/hugepages/hugepages-1048576kB" :
+	       "/sys/kernel/mm/hugepages/hugepages-2048kB";
+}
+
+/*
+ * Make sure @size bytes of hugetlb pages are free (raising the pool if
+ * @reserve); NULL, or why not, naming the sysctl and the number.
+ */
+static const char *hugetlb_check(enum backing_type t, u64 size, bool reserve)
+{
+	u64 page = backing_page_size(t), need = size / page, nr, free_pages;
+	bool *raised = &pool_raised[page == MMUB_SZ_1G];
+	static char why[320];
+	char path[160], nr_path[160], old[32];
+
+	snprintf(path, sizeof(path), "%s/free_hugepages", pool_dir(page));
+	if (read_sysfs_u64(path, &free_pages)) {
+		snprintf(why, sizeof(why), "-s %s: this kernel has no %s "
+			 "hugetlb pool (%s)", backing_names[t],
+			 page == MMUB_SZ_1G ? "1G" : "2M", pool_dir(page));
+		return why;
+	}
+	if (free_pages >= need)
+		return NULL;
+	snprintf(nr_path, sizeof(nr_path), "%s/nr_hugepages", pool_dir(page));
+	if (!reserve) {
+		snprintf(why, sizeof(why), "-s %s: hugetlb pool too small: "
+			 "%llu free, %llu needed; raise %s by %llu or pass "
+			 "--reserve-hugepages", backing_names[t],
+			 (unsigned long long)free_pages,
+			 (unsigned long long)need, nr_path,
+			 (unsigned long long)(need - free_pages));
+		return why;
+	}
+	if (read_sysfs_u64(nr_path, &nr)) {
+		snprintf(why, sizeof(why), "--reserve-hugepages: cannot read %s",
+			 nr_path);
+		return why;
+	}
+	if (!*raised) {
+		snprintf(old, sizeof(old), "%llu\n", (unsigned long long)nr);
+		cleanup_push(CLEANUP_WRITE, nr_path, old);
+		*raised = true;
+	}
+	/*
+	 * Two spare pages: a refault after MADV_DONTNEED can need a new page
+	 * while the old one is still on its way back to the pool (measured:
+	 * KVM_RUN fails with EFAULT in zap runs with an exact pool).
+	 */
+	if (write_sysfs_u64(nr_path, nr + need - free_pages + 2) ||
+	    read_sysfs_u64(path, &free_pages) || free_pages < need) {
+		snprintf(why, sizeof(why), "--reserve-hugepages: could only "
+			 "get %llu of %llu free pages in %s (root needed; "
+			 "memory may be fragmented)",
+			 (unsigned long long)free_pages,
+			 (unsigned long long)need, nr_path);
+		return why;
+	}
+	return NULL;
+}
+
+static const char *thp_check(void)
+{
+	char buf[128] = "";
+	int fd = open("/sys/kernel/mm/transparent_hugepage/enabled", O_RDONLY);
+
+	if (fd < 0)
+		return "-s anonymous_thp: this kernel has no THP "
+		       "(CONFIG_TRANSPARENT_HUGEPAGE)";
+	if (read(fd, buf, sizeof(buf) - 1) < 0)
+		buf[0] = 0;
+	close(fd);
+	if (strstr(buf, "[never]"))
+		return "-s anonymous_thp: THP is disabled; echo madvise > "
+		       "/sys/kernel/mm/transparent_hugepage/enabled";
+	return NULL;
+}
+
+static int map_anon(struct backing *b, int flags, u64 align)
+{
+	b->map_len = b->size + (align > MMUB_SZ_4K ? align : 0);
+	b->map = mmap(NULL, b->map_len, PROT_READ | PROT_WRITE,
+		      MAP_ANONYMOUS | MAP_NORESERVE | flags, -1, 0);
+	if (b->map == MAP_FAILED)
+		return -1;
+	b->hva = (u8 *)mmub_align_up((u64)b->map, mmub_max(align, MMUB_SZ_4K));
+	return 0;
+}
+
+static int map_fd(struct backing *b, unsigned int memfd_flags)
+{
+	b->fd = memfd_create("mmubench", MFD_CLOEXEC | memfd_flags);
+	if (b->fd < 0 || ftruncate(b->fd, (off_t)b->size))
+		return -1;
+	b->map_len = b->size;
+	b->map = mmap(NULL, b->size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      b->fd, 0);
+	if (b->map == MAP_FAILED)
+		return -1;
+	b->hva = b->map;
+	return 0;
+}
+
+/*
+ * What the backing needs from the kernel, checked before any VM exists:
+ * THP enabled, or enough free hugetlb pages (raised if @reserve).
+ */
+const char *backing_unavailable(enum backing_type t, u64 size, bool reserve)
+{
+	if (t == BACKING_ANONYMOUS_THP)
+		return thp_check();
+	if (t == BACKING_ANONYMOUS_HUGETLB_2MB ||
+	    t == BACKING_ANONYMOUS_HUGETLB_1GB || t == BACKING_SHARED_HUGETLB)
+		return hugetlb_check(t, size, reserve);
+	return NULL;
+}
+
+void backing_preflight(enum backing_type t, u64 size, bool reserve)
+{
+	const char *why = backing_unavailable(t, size, reserve);
+
+	if (why)
+		die("%s", why);
+}
+
+int backing_create(struct backing *b, enum backing_type t, u64 size)
+{
+	int r;
+
+	memset(b, 0, sizeof(*b));
+	b->type = t;
+	b->size = size;
+	b->page = backing_page_size(t);
+	b->fd = -1;
+	b->map = MAP_FAILED;
+	switch (t) {
+	case BACKING_ANONYMOUS:
+		r = map_anon(b, MAP_PRIVATE, MMUB_SZ_4K);
+		/* 4K means 4K, also where THP is "always" (as the selftests). */
+		if (!r && madvise(b->hva, size, MADV_NOHUGEPAGE) && errno != EINVAL)
+			r = -1;
+		break;
+	case BACKING_ANONYMOUS_THP:
+		r = map_anon(b, MAP_PRIVATE, MMUB_SZ_2M);
+		if (!r && madvise(b->hva, size, MADV_HUGEPAGE))
+			r = -1;
+		break;
+	case BACKING_ANONYMOUS_HUGETLB_2MB:
+		r = map_anon(b, MAP_PRIVATE | MAP_HUGETLB | MAP_HUGE_2MB, 0);
+		break;
+	case BACKING_ANONYMOUS_HUGETLB_1GB:
+		r = map_anon(b, MAP_PRIVATE | MAP_HUGETLB | MAP_HUGE_1GB, 0);
+		break;
+	case BACKING_SHMEM:
+		r = map_anon(b, MAP_SHARED, 0);
+		break;
+	case BACKING_SHARED_HUGETLB:
+		r = map_fd(b, MFD_HUGETLB | MFD_HUGE_2MB);
+		break;
+	case BACKING_MEMFD:
+		r = map_fd(b, 0);
+		break;
+	default:
+		errno = EINVAL;
+		r = -1;
+	}
+	return r;
+}
+
+/*
+ * Fault every host page in before timing, so that first-touch figures
+ * measure KVM and not the host's own page allocation (which is slow on
+ * hosts whose memory was given back to an outer hypervisor).
+ */
+void backing_populate(struct backing *b)
+{
+	u64 off;
+
+	for (off = 0; off < b->size; off += MMUB_SZ_4K)
+		((volatile u8 *)b->hva)[off] = 0;
+}
+
+void backing_destroy(struct backing *b)
+{
+	if (b->map && b->map != MAP_FAILED)
+		munmap(b->map, b->map_len);
+	if (b->fd >= 0)
+		close(b->fd);
+	b->map = MAP_FAILED;
+	b->fd = -1;
+}

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vCPU threads.  Each runs KVM_RUN until its guest rings "done", takes an
+ * exception, exits unexpectedly, or is kicked by the host (a signal plus
+ * immediate_exit, so a kick can never be lost between two KVM_RUNs).
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <linux/kvm.h>
+#include "util/util.h"
+#include "vmm/vmm.h"
+
+#define KICK_SIGNAL	SIGUSR1
+
+static void kick_handler(int sig)
+{
+	(void)sig;
+}
+
+/* Its dirty ring: the VM enabled rings before making any vCPU. */
+static void map_dirty_ring(struct vcpu *v)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *p = mmap(NULL, v->vm->p.dirty_ring_bytes, PROT_READ | PROT_WRITE,
+		       MAP_SHARED, v->fd, KVM_DIRTY_LOG_PAGE_OFFSET * page);
+
+	if (p == MAP_FAILED)
+		die("cannot map vCPU %u's dirty ring: %s", v->id,
+		    strerror(errno));
+	v->ring = p;
+}
+
+int vcpu_create(struct vm *vm, u32 id)
+{
+	struct vcpu *v = &vm->vcpus[id];
+
+	v->vm = vm;
+	v->id = id;
+	v->mb = (struct mmub_mailbox *)vm_gpa_to_hva(vm, vm->layout.mailbox) +
+		id;
+	v->fd = ioctl(vm->fd, KVM_CREATE_VCPU, (unsigned long)id);
+	if (v->fd < 0)
+		die("-v %u: KVM_CREATE_VCPU %u failed: %s", vm->p.nr_vcpus,
+		    id, strerror(errno));
+	v->run = mmap(NULL, (size_t)vm->run_size, PROT_READ | PROT_WRITE,
+		      MAP_SHARED, v->fd, 0);
+	if (v->run == MAP_FAILED)
+		die("mmap of kvm_run failed: %s", strerror(errno));
+	if (vm->p.dirty_ring_bytes)
+		map_dirty_ring(v);
+	if (kstats_open(&v->stats, v->fd))
+		die("KVM_GET_STATS_FD on a vCPU failed: %s (KVM_CAP_BINARY_STATS_FD,"
+		    " Linux 5.14+, is needed)", strerror(errno));
+	return arch_vcpu_init(v);
+}
+
+static void vcpu_end(struct vcpu *v, int end)
+{
+	arch_vcpu_dump(v, v->regs, sizeof(v->regs));
+	__atomic_store_n(&v->end, end, __ATOMIC_RELEASE);
+}
+
+static void vcpu_print(struct vcpu *v)
+{
+	struct mmub_mailbox *mb0 = v->mb - v->id;
+	u32 len = mmub_min(mmub_load_acquire(&mb0->print_len),
+			   (u32)MMUB_PRINT_BUF);
+
+	pthread_mutex_lock(&v->vm->print_lock);
+	fwrite(mb0->print_buf, 1, len, stdout);
+	fflush(stdout);
+	pthread_mutex_unlock(&v->vm->print_lock);
+}
+
+/* Handle one exit: true while the vCPU should keep running. */
+static bool vcpu_handle_exit(struct vcpu *v)
+{
+	void (*ring_full)(void *) = __atomic_load_n(&v->vm->ring_full,
+						    __ATOMIC_ACQUIRE);
+	int db;
+
+	/* The vCPU waits here while the rings are harvested and reset. */
+	if (v->run->exit_reason == KVM_EXIT_DIRTY_RING_FULL && ring_full) {
+		ring_full(v->vm->ring_full_arg);
+		return true;
+	}
+	db = arch_vcpu_exit(v);
+
+	switch (db) {
+	case 0:
+		return true;
+	case MMUB_DB_PRINT:
+		vcpu_print(v);
+		return true;
+	case MMUB_DB_DONE:
+		vcpu_end(v, VCPU_DONE);
+		return false;
+	case MMUB_DB_FAULT:
+		vcpu_end(v, VCPU_FAULT);
+		return false;
+	default:
+		vcpu_end(v, VCPU_ERROR);
+		return false;
+	}
+}
+
+static void *vcpu_thread(void *arg)
+{
+	struct vcpu *v = arg;
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, KICK_SIGNAL);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	for (;;) {
+		if (v->vm->stopping)
+			v->run->immediate_exit = 1;
+		if (ioctl(v->fd, KVM_RUN, NULL) < 0) {
+			if (errno == EINTR || errno == EAGAIN) {
+				if (v->vm->stopping) {
+					vcpu_end(v, VCPU_KICKED);
+					break;
+				}
+				continue;
+			}
+			snprintf(v->err, sizeof(v->err), "KVM_RUN failed: %s%s",
+				 strerror(errno), errno == EFAULT ?
+				 " (the host could not fault in guest memory; "
+				 "with hugetlb, is the pool large enough?)" : "");
+			vcpu_end(v, VCPU_ERROR);
+			break;
+		}
+		if (!vcpu_handle_exit(v))
+			break;
+	}
+	return NULL;
+}
+
+int vcpu_start(struct vcpu *v)
+{
+	const struct vm_params *cfg = &v->vm->p;
+	struct sigaction sa = { .sa_handler = kick_handler };
+	pthread_attr_t attr;
+	cpu_set_t cpus;
+	sigset_t set;
+	int r;
+
+	/* No SA_RESTART: the kick must make KVM_RUN return EINTR. */
+	sigaction(KICK_SIGNAL, &sa, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, KICK_SIGNAL);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+
+	pthread_attr_init(&attr);
+	if (cfg->pin[v->id] >= 0) {
+		CPU_ZERO(&cpus);
+		CPU_SET(cfg->pin[v->id], &cpus);
+		pthread_attr_setaffinity_np(&attr, sizeof(cpus), &cpus);
+	}
+	r = pthread_create(&v->thread, &attr, vcpu_thread, v);
+	pthread_attr_destroy(&attr);
+	if (r)
+		die("-c: cannot start vCPU thread %u: %s", v->id, strerror(r));
+	v->started = true;
+	return 0;
+}
+
+void vcpu_kick_all(struct vm *vm)
+{
+	u32 i;
+
+	vm->stopping = 1;
+	for (i = 0; i < vm->p.nr_vcpus; i++) {
+		struct vcpu *v = &vm->vcpus[i];
+
+		if (!v->started || __atomic_load_n(&v->end, __ATOMIC_ACQUIRE))
+			continue;
+		v->run->immediate_exit = 1;
+		pthread_kill(v->thread, KICK_SIGNAL);
+	}
+}
+
+void vcpu_join(struct vcpu *v)
+{
+	if (!v->started)
+		return;
+	pthread_join(v->thread, NULL);
+	v->started = false;
+}

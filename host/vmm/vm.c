@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The VM: memory, memslots, the guest image and its page tables, the
+ * vCPUs, and the command/ack protocol with the guest's mailboxes,
+ * watched by a watchdog.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <linux/kvm.h>
+#include <mmubench/pgtable.h>
+#include "util/util.h"
+#include "vmm/vmm.h"
+
+void *vm_gpa_to_hva(struct vm *vm, u64 gpa)
+{
+	if (gpa >= vm->layout.sys_base &&
+	    gpa - vm->layout.sys_base < vm->sys_size)
+		return vm->sys + (gpa - vm->layout.sys_base);
+	if (gpa >= vm->layout.test_gpa &&
+	    gpa - vm->layout.test_gpa < vm->test.size)
+		return vm->test.hva + (gpa - vm->layout.test_gpa);
+	return NULL;
+}
+
+static void *pt_gpa_to_ptr(void *ctx, u64 gpa)
+{
+	return vm_gpa_to_hva(ctx, gpa);
+}
+
+static void open_kvm(struct vm *vm)
+{
+	int v;
+
+	vm->kvm_fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	if (vm->kvm_fd < 0)
+		die("/dev/kvm: %s (KVM is needed: load kvm_intel/kvm_amd, run "
+		    "as root or in group kvm; without it, ci/kvm-exec.sh runs mmubench in a nested kernel under QEMU)",
+		    strerror(errno));
+	v = ioctl(vm->kvm_fd, KVM_GET_API_VERSION, NULL);
+	if (v != KVM_API_VERSION)
+		die("/dev/kvm: API version %d, expected %d", v, KVM_API_VERSION);
+	if (ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_BINARY_STATS_FD) <= 0)
+		die("/dev/kvm: KVM_CAP_BINARY_STATS_FD missing (Linux 5.14+ "
+		    "is needed for the kernel's own counters)");
+	vm->run_size = ioctl(vm->kvm_fd, KVM_GET_VCPU_MMAP_SIZE, NULL);
+	if (vm->run_size <= 0)
+		die("/dev/kvm: KVM_GET_VCPU_MMAP_SIZE failed");
+}
+
+static void set_slot(struct vm *vm, u32 slot, u64 gpa, u64 size, void *hva,
+		     u32 flags)
+{
+	struct kvm_userspace_memory_region r = {
+		.slot = slot,
+		.flags = flags,
+		.guest_phys_addr = gpa,
+		.memory_size = size,
+		.userspace_addr = (u64)hva,
+	};
+
+	if (ioctl(vm->fd, KVM_SET_USER_MEMORY_REGION, &r))
+		die("-x %u: KVM_SET_USER_MEMORY_REGION slot %u (gpa 0x%llx, "
+		    "%llu bytes) failed: %s", vm->p.nr_slots, slot,
+		    (unsigned long long)gpa, (unsigned long long)size,
+		    strerror(errno));
+}
+
+static void setup_memory(struct vm *vm)
+{
+	const struct vm_params *cfg = &vm->p;
+	u64 test_size = cfg->vcpu_bytes * cfg->nr_vcpus, start, end, slot;
+	struct mmub_layout *l = &vm->layout;
+
+	elf_probe(cfg->guest, &start, &end);
+	if (mmub_layout_compute(l, arch_sys_base(), start, end, cfg->nr_vcpus,
+				arch_test_gpa(), test_size, cfg->guest_page))
+		die("-b: %llu bytes per vCPU do not fit the layout (must be a "
+		    "multiple of --guest-page)", (unsigned long long)cfg->vcpu_bytes);
+	vm->sys_size = l->sys_end - l->sys_base;
+	vm->sys = mmap(NULL, vm->sys_size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (vm->sys == MAP_FAILED)
+		die("cannot map %llu bytes of system memory: %s",
+		    (unsigned long long)vm->sys_size, strerror(errno));
+	/*
+	 * The guest runs its code from the system memory.  Mapped huge,
+	 * that would be an NX split of its own, which the recovery worker
+	 * zaps and the vCPUs refault: noise in exactly what the execute
+	 * workload measures.  4K pages there are never split.
+	 */
+	if (mmub_wl_executes(&cfg->wl) &&
+	    madvise(vm->sys, vm->sys_size, MADV_NOHUGEPAGE))
+		die("madvise(MADV_NOHUGEPAGE) on the system memory: %s",
+		    strerror(errno));
+	if (backing_create(&vm->test, cfg->backing, test_size))
+		die("-s %s: cannot map %llu bytes: %s",
+		    backing_names[cfg->backing], (unsigned long long)test_size,
+		    strerror(errno));
+	set_slot(vm, VM_SYS_SLOT, l->sys_base, vm->sys_size, vm->sys, 0);
+	slot = test_size / cfg->nr_slots;
+	for (u32 i = 0; i < cfg->nr_slots; i++) {
+		struct vm_slot *s = &vm->slots[i];
+
+		*s = (struct vm_slot){ .id = VM_TEST_SLOT0 + i,
+				       .gpa = l->test_gpa + i * slot,
+				       .size = slot,
+				       .hva = vm->test.hva + i * slot };
+		set_slot(vm, s->id, s->gpa, s->size, s->hva, 0);
+	}
+}
+
+static void build_page_tables(struct vm *vm)
+{
+	const struct mmub_layout *l = &vm->layout;
+	u32 sys = MMUB_PROT_WRITE | MMUB_PROT_EXEC | MMUB_PROT_USER;
+	u32 test = MMUB_PROT_WRITE | MMUB_PROT_USER;
+	struct mmub_pt pt;
+
+	if (mmub_wl_executes(&vm->p.wl)) {
+		test |= MMUB_PROT_EXEC;
+		vm->bi->flags |= MMUB_BOOT_TEST_EXEC;
+	}
+	if (mmub_pt_init(&pt, arch_pt_fmt(), pt_gpa_to_ptr, vm, l->pgtable,
+			 l->pgtable_size))
+		die("page-table pool misplaced (bug)");
+	/* Page 0 of the system memory stays unmapped to catch NULL. */
+	if (mmub_pt_map(&pt, l->sys_base + MMUB_SZ_4K, l->sys_base + MMUB_SZ_4K,
+			vm->sys_size - MMUB_SZ_4K, MMUB_SZ_4K, sys) ||
+	    mmub_pt_map(&pt, l->test_gpa, l->test_gpa, l->test_size,
+			l->guest_page, test))
+		die("page-table pool too small (bug): %llu tables used",
+		    (unsigned long long)pt.tables);
+	vm->bi->pgtable_root = pt.root;
+}
+
+/* KVM_CAP_DIRTY_LOG_RING[_ACQ_REL]: before any vCPU exists. */
+static void enable_dirty_rings(struct vm *vm)
+{
+	struct kvm_enable_cap c = {
+		.cap = vm->p.dirty_ring_acq_rel ? KVM_CAP_DIRTY_LOG_RING_ACQ_REL :
+						  KVM_CAP_DIRTY_LOG_RING,
+		.args = { vm->p.dirty_ring_bytes },
+	};
+
+	if (ioctl(vm->fd, KVM_ENABLE_CAP, &c))
+		die("--ring-size %u: enabling the dirty ring failed: %s",
+		    vm->p.dirty_ring_bytes, strerror(errno));
+}
+
+void vm_create(struct vm *vm, const struct vm_params *p)
+{
+	const struct vm_params *cfg = &vm->p;
+	char why[160];
+	double t0;
+
+	memset(vm, 0, sizeof(*vm));
+	vm->p = *p;
+	pthread_mutex_init(&vm->print_lock, NULL);
+	open_kvm(vm);
+	t0 = now_ms();
+	vm->fd = ioctl(vm->kvm_fd, KVM_CREATE_VM, 0);
+	if (vm->fd < 0)
+		die("KVM_CREATE_VM failed: %s", strerror(errno));
+	if (kstats_open(&vm->stats, vm->fd))
+		die("KVM_GET_STATS_FD on the VM failed: %s", strerror(errno));
+	if (!arch_supports_page(vm->kvm_fd, cfg->guest_page, why, sizeof(why)))
+		die("--guest-page: %s", why);
+	if (cfg->dirty_ring_bytes)
+		enable_dirty_rings(vm);
+	setup_memory(vm);
+	arch_vm_init(vm);
+	elf_load(vm, cfg->guest, &vm->layout.image_start,
+		 &vm->layout.image_end, &vm->entry);
+	vm->bi = vm_gpa_to_hva(vm, vm->layout.boot_info);
+	mmub_boot_info_init(vm->bi, &vm->layout);
+	vm->bi->wl = cfg->wl;
+	build_page_tables(vm);
+	if (cfg->populate)
+		backing_populate(&vm->test);
+	for (u32 i = 0; i < cfg->nr_vcpus; i++)
+		vcpu_create(vm, i);
+	vm->t_create = t0;
+}
+
+static const char *state_name(u32 s)
+{
+	static const char *const names[] = {
+		"booting", "idle", "busy", "done", "fault",
+	};
+
+	return s < MMUB_ARRAY_SIZE(names) ? names[s] : "?";
+}
+
+/* Report why a vCPU stopped, once, and return -1. */
+static int vcpu_failed(struct vm *vm, struct vcpu *v)
+{
+	char buf[256];
+
+	switch (v->end) {
+	case VCPU_FAULT:
+		arch_describe_fault(&v->mb->fault, buf, sizeof(buf));
+		err_msg("guest exception on vCPU %u: %s", v->id, buf);
+		break;
+	case VCPU_ERROR:
+		err_msg("vCPU %u: %s", v->id, v->err);
+		break;
+	case VCPU_DONE:
+		err_msg("vCPU %u left the engine early", v->id);
+		break;
+	default:
+		return -1;
+	}
+	if (v->regs[0])
+		err_msg("vCPU %u registers: %s", v->id, v->regs);
+	vcpu_kick_all(vm);
+	return -1;
+}
+
+static void watchdog_report(struct vm *vm, u32 stuck, double secs,
+			    const char *what)
+{
+	struct vcpu *v = &vm->vcpus[stuck];
+	u32 i;
+
+	vcpu_kick_all(vm);
+	for (i = 0; i < vm->p.nr_vcpus; i++)
+		vcpu_join(&vm->vcpus[i]);
+	err_msg("watchdog: vCPU %u made no progress for %.0f s (state %s, "
+		"--watchdog %u) while %s: %s", stuck, secs,
+		state_name(mmub_load_acquire(&v->mb->state)),
+		vm->p.watchdog_s, what, v->regs[0] ? v->regs : "no registers");
+}
+
+/*
+ * Liveness.  A vCPU is stuck when its heartbeat, which the engine bumps
+ * every MMUB_BATCH accesses, has not moved for --watchdog seconds.  A
+ * slow vCPU (under nested TCG a pass takes many times longer than on
+ * bare metal) still beats, and is waited for however long its work
+ * takes: only "no progress at all" is a failure.
+ */
+void vm_watch_init(struct vm *vm, struct vm_watch *w)
+{
+	double now = now_ms();
+
+	for (u32 i = 0; i < vm->p.nr_vcpus; i++) {
+		w->beat[i] = mmub_load_relaxed(&vm->vcpus[i].mb->heartbeat);
+		w->seen[i] = now;
+	}
+}
+
+/* -1, after reporting it, if vCPU @i is stuck (while doing @what). */
+int vm_watch_vcpu(struct vm *vm, struct vm_watch *w, u32 i, const char *what)
+{
+	u64 hb = mmub_load_relaxed(&vm->vcpus[i].mb->heartbeat);
+	double now = now_ms();
+
+	if (hb != w->beat[i]) {
+		w->beat[i] = hb;
+		w->seen[i] = now;
+		return 0;
+	}
+	if (now - w->seen[i] <= vm->p.watchdog_s * 1e3)
+		return 0;
+	watchdog_report(vm, i, (now - w->seen[i]) / 1e3, what);
+	return -1;
+}
+
+/*
+ * Wait until every vCPU acked @vm->seq (or is idle, for seq 0).  Polls
+ * with a short sleep: a spinning host thread would steal a core from
+ * the vCPUs on small machines.
+ */
+int vm_wait(struct vm *vm)
+{
+	u32 n = vm->p.nr_vcpus, i, pending;
+	struct timespec nap = { 0, 200 * 1000 };
+	struct vm_watch w;
+
+	vm_watch_init(vm, &w);
+	for (;;) {
+		pending = 0;
+		for (i = 0; i < n; i++) {
+			struct vcpu *v = &vm->vcpus[i];
+			struct mmub_mailbox *mb = v->mb;
+
+			if (__atomic_load_n(&v->end, __ATOMIC_ACQUIRE))
+				return vcpu_failed(vm, v);
+			if (vm->seq ? mmub_load_acquire(&mb->ack_seq) == vm->seq :
+			    mmub_load_acquire(&mb->state) == MMUB_STATE_IDLE)
+				continue;
+			pending++;
+			if (vm_watch_vcpu(vm, &w, i, vm->seq ?
+					  "running a command" : "booting"))
+				return -1;
+		}
+		if (!pending)
+			return 0;
+		nanosleep(&nap, NULL);
+		if (nap.tv_nsec < 2 * 1000 * 1000)
+			nap.tv_nsec += 100 * 1000;
+	}
+}
+
+int vm_start(struct vm *vm)
+{
+	int r;
+
+	for (u32 i = 0; i < vm->p.nr_vcpus; i++)
+		vcpu_start(&vm->vcpus[i]);
+	r = vm_wait(vm);
+	vm->boot_ms = now_ms() - vm->t_create;
+	return r;
+}
+
+int vm_post(struct vm *vm, u32 cmd, u32 arg)
+{
+	vm->seq++;
+	for (u32 i = 0; i < vm->p.nr_vcpus; i++) {
+		struct mmub_mailbox *mb = vm->vcpus[i].mb;
+
+		mmub_store_relaxed(&mb->stop, 0);
+		mb->cmd = cmd;
+		mb->cmd_arg = arg;
+		mmub_store_release(&mb->cmd_seq, vm->seq);
+	}
+	return 0;
+}
+
+int vm_wait_epoch(struct vm *vm, u64 epoch)
+{
+	struct vm_watch w;
+	char what[64];
+
+	snprintf(what, sizeof(what), "reaching epoch %llu",
+		 (unsigned long long)epoch);
+	vm_watch_init(vm, &w);
+	for (;;) {
+		u32 behind = 0;
+
+		for (u32 i = 0; i < vm->p.nr_vcpus; i++) {
+			struct vcpu *v = &vm->vcpus[i];
+			struct mmub_mailbox *mb = v->mb;
+
+			if (__atomic_load_n(&v->end, __ATOMIC_ACQUIRE))
+				return vcpu_failed(vm, v);
+			/* An idle vCPU has acked: its writes are all done. */
+			if (mmub_load_acquire(&mb->epoch_seen) >= epoch ||
+			    mmub_load_acquire(&mb->ack_seq) == vm->seq)
+				continue;
+			behind++;
+			if (vm_watch_vcpu(vm, &w, i, what))
+				return -1;
+		}
+		if (!behind)
+			return 0;
+		usleep(20);
+	}
+}
+
+int vm_check(struct vm *vm)
+{
+	for (u32 i = 0; i < vm->p.nr_vcpus; i++)
+		if (__atomic_load_n(&vm->vcpus[i].end, __ATOMIC_ACQUIRE))
+			return vcpu_failed(vm, &vm->vcpus[i]);
+	return 0;
+}
+
+/* End a MMUB_CMD_LOOP and wait for every vCPU to finish its pass. */
+int vm_stop_loop(struct vm *vm)
+{
+	for (u32 i = 0; i < vm->p.nr_vcpus; i++)
+		mmub_store_release(&vm->vcpus[i].mb->stop, 1);
+	return vm_wait(vm);
+}
+
+void vm_destroy(struct vm *vm)
+{
+	u32 i;
+
+	if (!vm->stopping) {
+		vm_post(vm, MMUB_CMD_EXIT, 0);
+		/* Give the guests a moment to ring "done", then stop them. */
+		for (i = 0; i < 200; i++) {
+			u32 j, running = 0;
+
+			for (j = 0; j < vm->p.nr_vcpus; j++)
+				running += vm->vcpus[j].started &&
+					   !__atomic_load_n(&vm->vcpus[j].end,
+							    __ATOMIC_ACQUIRE);
+			if (!running)
+				break;
+			usleep(5000);
+		}
+	}
+	vcpu_kick_all(vm);
+	for (i = 0; i < vm->p.nr_vcpus; i++) {
+		struct vcpu *v = &vm->vcpus[i];
+
+		vcpu_join(v);
+		kstats_close(&v->stats);
+		if (v->run && v->run != MAP_FAILED)
+			munmap(v->run, (size_t)vm->run_size);
+		if (v->ring)
+			munmap(v->ring, vm->p.dirty_ring_bytes);
+		if (v->fd > 0)
+			close(v->fd);
+	}
+	kstats_close(&vm->stats);
+	backing_destroy(&vm->test);
+	if (vm->sys && vm->sys != MAP_FAILED)
+		munmap(vm->sys, vm->sys_size);
+	close(vm->fd);
+	close(vm->kvm_fd);
+}

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mmubench's VMM: a VM on /dev/kvm with the guest image, its memory
+ * (system memory and the test memory, split over memslots), its page
+ * tables and vCPU threads, driven through the guest's mailboxes.  It
+ * takes a struct vm_params and knows no scenario.
+ */
+#ifndef HOST_VMM_VMM_H
+#define HOST_VMM_VMM_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <mmubench/boot.h>
+#include "kernel/stats.h"
+
+/* Memslot ids: the system memory, then the test memory's slots. */
+#define VM_SYS_SLOT		0
+#define VM_TEST_SLOT0		1
+
+enum backing_type {
+	BACKING_ANONYMOUS,
+	BACKING_ANONYMOUS_THP,
+	BACKING_ANONYMOUS_HUGETLB_2MB,
+	BACKING_ANONYMOUS_HUGETLB_1GB,
+	BACKING_SHMEM,
+	BACKING_SHARED_HUGETLB,
+	BACKING_MEMFD,
+	BACKING_NR,
+};
+
+extern const char *const backing_names[BACKING_NR];
+
+/* What a VM is made of: everything the VMM needs, nothing else. */
+struct vm_params {
+	u32 nr_vcpus;
+	u64 vcpu_bytes;		/* test memory per vCPU */
+	enum backing_type backing;
+	u32 nr_slots;		/* the test memory split over this many */
+	u64 guest_page;		/* page size of the guest's own mapping */
+	int pin[MMUB_MAX_VCPUS]; /* host CPU per vCPU thread, -1: any */
+	bool populate;		/* fault the test memory in before boot */
+	bool reserve_hugepages;	/* raise hugetlb pools, restored at exit */
+	u32 watchdog_s;		/* a vCPU without progress this long is stuck */
+	const char *guest;	/* the guest image */
+	struct mmub_workload wl;
+	/* A dirty ring per vCPU (KVM_CAP_DIRTY_LOG_RING[_ACQ_REL]), 0: none */
+	u32 dirty_ring_bytes;
+	bool dirty_ring_acq_rel;
+};
+
+/* Guest memory backing (memory.c). */
+struct backing {
+	enum backing_type type;
+	u8 *hva;
+	u64 size;
+	u64 page;		/* host page size backing it */
+	int fd;
+	void *map;
+	u64 map_len;
+};
+
+u64 backing_page_size(enum backing_type type);
+/* What the backing needs from the kernel, checked before any VM exists. */
+const char *backing_unavailable(enum backing_type type, u64 size, bool reserve);
+void backing_preflight(enum backing_type type, u64 size, bool reserve);
+int backing_create(struct backing *b, enum backing_type type, u64 size);
+void backing_populate(struct backing *b);
+void backing_destroy(struct backing *b);
+
+/* One vCPU thread (vcpu.c). */
+enum vcpu_end {
+	VCPU_RUNNING = 0,
+	VCPU_DONE,		/* rang MMUB_DB_DONE */
+	VCPU_FAULT,		/* guest exception, see mailbox fault */
+	VCPU_ERROR,		/* unexpected exit; see err */
+	VCPU_KICKED,		/* stopped by the host (watchdog, error) */
+};
+
+struct vm;
+struct kvm_dirty_gfn;
+
+struct vcpu {
+	struct vm *vm;
+	u32 id;
+	int fd;
+	struct kvm_run *run;
+	struct kvm_dirty_gfn *ring;	/* its dirty ring, if the VM has them */
+	pthread_t thread;
+	bool started;
+	int end;		/* enum vcpu_end, set once by the thread */
+	char err[256];
+	char regs[512];		/* register dump at the end, if any */
+	struct kstats stats;
+	struct mmub_mailbox *mb;
+};
+
+/* A memslot of the test memory. */
+struct vm_slot {
+	u32 id;
+	u64 gpa;
+	u64 size;
+	u8 *hva;
+};
+
+/* The VM (vm.c). */
+struct vm {
+	struct vm_params p;
+	int kvm_fd;
+	int fd;
+	int run_size;
+	u8 *sys;		/* host mapping of the system memory */
+	u64 sys_size;
+	struct backing test;
+	struct vm_slot slots[256];
+	struct mmub_layout layout;
+	struct mmub_boot_info *bi;
+	u64 entry;
+	struct vcpu vcpus[MMUB_MAX_VCPUS];
+	struct kstats stats;
+	/*
+	 * Called from a vCPU thread on KVM_EXIT_DIRTY_RING_FULL: whoever
+	 * harvests the rings empties them (the vCPU waits meanwhile).
+	 */
+	void (*ring_full)(void *arg);
+	void *ring_full_arg;
+	volatile int stopping;
+	u64 seq;		/* last command posted */
+	double t_create;
+	double boot_ms;		/* KVM_CREATE_VM to every vCPU idle */
+	pthread_mutex_t print_lock;
+};
+
+/* A VM from @p, its vCPUs made but not started; dies saying why not. */
+void vm_create(struct vm *vm, const struct vm_params *p);
+int vm_start(struct vm *vm);
+int vm_post(struct vm *vm, u32 cmd, u32 arg);
+int vm_wait(struct vm *vm);
+int vm_stop_loop(struct vm *vm);
+void vm_destroy(struct vm *vm);
+void *vm_gpa_to_hva(struct vm *vm, u64 gpa);
+/* Wait until every running vCPU has adopted @epoch (or is idle). */
+int vm_wait_epoch(struct vm *vm, u64 epoch);
+/* -1 (after reporting why) if a vCPU has stopped for good. */
+int vm_check(struct vm *vm);
+
+/* Liveness: a vCPU is stuck when its heartbeat stops for --watchdog s. */
+struct vm_watch {
+	u64 beat[MMUB_MAX_VCPUS];
+	double seen[MMUB_MAX_VCPUS];
+};
+void vm_watch_init(struct vm *vm, struct vm_watch *w);
+int vm_watch_vcpu(struct vm *vm, struct vm_watch *w, u32 i, const char *what);
+
+/* vcpu.c */
+int vcpu_create(struct vm *vm, u32 id);
+int vcpu_start(struct vcpu *v);
+void vcpu_kick_all(struct vm *vm);
+void vcpu_join(struct vcpu *v);
+
+/* elf.c */
+int elf_load(struct vm *vm, const char *path, u64 *image_start,
+	     u64 *image_end, u64 *entry);
+int elf_probe(const char *path, u64 *image_start, u64 *image_end);
+
+/* arch/<arch>/ */
+extern const char *const arch_name;
+extern const u16 arch_elf_machine;
+u64 arch_sys_base(void);
+u64 arch_test_gpa(void);
+int arch_vm_init(struct vm *vm);
+int arch_vcpu_init(struct vcpu *v);
+/* Decode an exit: a doorbell number, 0 if ignored, -1 if unexpected. */
+int arch_vcpu_exit(struct vcpu *v);
+void arch_vcpu_dump(struct vcpu *v, char *buf, size_t len);
+const struct mmub_pt_fmt *arch_pt_fmt(void);
+/* Can the guest map its memory with @page pages on this CPU? (kvm_fd) */
+bool arch_supports_page(int kvm_fd, u64 page, char *why, size_t len);
+void arch_describe_fault(const struct mmub_fault *f, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The workload engine (common/engine/engine.c): the hot loop every
+ * scenario runs, in the guest, and in the host for "bench" to compare.
+ * Each side provides the services below.
+ */
+#ifndef MMUBENCH_ENGINE_H
+#define MMUBENCH_ENGINE_H
+
+#include <mmubench/boot.h>
+
+struct engine {
+	struct mmub_boot_info *bi;
+	struct mmub_mailbox *mb;
+	u32 cpu;
+	u64 slice;		/* first byte of this vCPU's share */
+	u64 slice_size;
+	u64 nr_selected;	/* strides this vCPU may touch */
+	u64 rng;
+	u64 heartbeat;
+	bool stop_seen;
+};
+
+void engine_init(struct engine *e, struct mmub_boot_info *bi, u32 cpu);
+/* One pass; stops early (returns false) if @loop and the host said stop. */
+bool engine_pass(struct engine *e, u64 generation, bool loop,
+		 struct mmub_pass *rec);
+__attribute__((noreturn)) void engine_serve(struct engine *e);
+__attribute__((noreturn)) void engine_debug_action(struct engine *e);
+
+/* What the engine needs from where it runs. */
+u64 arch_clock(void);
+void arch_relax(void);
+void arch_doorbell(u32 event);
+/*
+ * The execute workload: put a return instruction at @addr unless it is
+ * already there (true if written, caches made coherent), and call it.
+ */
+bool arch_code_plant(u64 addr);
+void arch_code_call(u64 addr);
+
+#endif
