@@ -72,6 +72,72 @@ one rolling zap -v 1 -b 32m --zap rolling:4m --zap-count 60'
 	assert_line --regexp "^  kernel \(kprobes\): tdp_mmu_zap_leafs [1-9][0-9]* calls"
 }
 
+# Tracing as the probes found it: the global kprobe_events, tracing_on
+# and buffer size, and no instances/mmubench, after a run and after
+# SIGINT or SIGTERM while the probes are placed (the undo registry, run
+# from the signal handler).
+TRACE_SH='
+T=/sys/kernel/tracing
+state() {
+	echo "STATE $1 events=$(grep -c . $T/kprobe_events) on=$(cat $T/tracing_on) size=$(cat $T/buffer_size_kb) instance=$(ls -d $T/instances/mmubench 2>/dev/null | wc -l)"
+}
+state before
+mmubench zap -v 1 -b 8m --zap same4 --zap-count 20 >run.out 2>&1
+echo "RESULT run rc=$?"
+state run
+for sig in INT TERM; do
+	mmubench zap -v 1 -b 8m --zap same4 --zap-count 100000000 --zap-pause 1000 >$sig.out 2>&1 &
+	i=0
+	while [ $i -lt 120 ] && [ ! -d $T/instances/mmubench ]; do sleep 1; i=$((i + 1)); done
+	state during-$sig
+	kill -$sig $(pidof mmubench)
+	wait $!
+	echo "RESULT $sig rc=$?"
+	state after-$sig
+done'
+
+# state_is TAG WANT [GROWN]: the STATE line of TAG is WANT; with GROWN,
+# its size is at least GROWN KB and WANT has SIZE in its place.
+state_is() {
+	local line
+	line=$(grep "^STATE $1 " <<<"$output") || fail "no STATE $1 line"
+	line=${line#STATE $1 }
+	if [[ ${3:-} ]]; then
+		[[ $line =~ size=([0-9]+) ]] && ((BASH_REMATCH[1] >= $3)) ||
+			fail "STATE $1: the global buffer is not at its default $3 KB: $line"
+		line=$(sed -E 's/size=[0-9]+/size=SIZE/' <<<"$line")
+	fi
+	assert_equal "$line" "$2"
+}
+
+@test "the probes leave tracing as they found it: after a run, SIGINT, SIGTERM" {
+	require_nested
+	local before grown=
+	mmub --nested --sh "$TRACE_SH"
+	assert_success
+	before=$(grep '^STATE before ' <<<"$output")
+	before=${before#STATE before }
+	[[ $before == *instance=0 ]] || fail "an instance before the first run: $before"
+	# Before 6.7 the first event enabled anywhere grows the global buffer
+	# from its boot size to its default ("7 (expanded: 1408)" to about
+	# 1408), the kernel's one-time step for any tracing user; it must not
+	# stay at a bare 7.
+	if [[ $before =~ size=[0-9]+\ \(expanded:\ ([0-9]+)\) ]]; then
+		grown=${BASH_REMATCH[1]}
+		before=${before/"${BASH_REMATCH[0]}"/size=SIZE}
+	fi
+	assert_line "RESULT run rc=0"
+	state_is run "$before" "$grown"
+	# While it runs: our probes placed and our instance there.
+	assert_line --regexp '^STATE during-INT events=[1-9][0-9]* .* instance=1$'
+	assert_line --regexp '^STATE during-TERM events=[1-9][0-9]* .* instance=1$'
+	# Killed by the signal (128 + 2, 128 + 15), after undoing.
+	assert_line "RESULT INT rc=130"
+	state_is after-INT "$before" "$grown"
+	assert_line "RESULT TERM rc=143"
+	state_is after-TERM "$before" "$grown"
+}
+
 @test "the probe layer's parser reads recorded ftrace and perf output" {
 	run "$O/san/probes-test"
 	assert_success

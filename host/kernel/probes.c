@@ -285,10 +285,16 @@ int probes_start(char *why, size_t len)
 			 "failed");
 		return -1;
 	}
-	/* Room for every event of a run: a lost event loses a pair. */
+	/*
+	 * Room for every event of a run (a lost event loses a pair), set
+	 * after enabling: before 6.7 the first event enabled anywhere grows
+	 * the global buffer to trace_buf_size, as any tracing user does,
+	 * but resizing any buffer first marks it grown while it stays at
+	 * its boot size, a few KB, for whoever traces after us.
+	 */
 	if (make_instance() ||
-	    tracefs_write(INSTANCE "/buffer_size_kb", "32768", false) ||
-	    tracefs_write(INSTANCE "/events/mmub/enable", "1", false)) {
+	    tracefs_write(INSTANCE "/events/mmub/enable", "1", false) ||
+	    tracefs_write(INSTANCE "/buffer_size_kb", "32768", false)) {
 		snprintf(why, len, "setting up the tracing instance %s/%s: %s",
 			 tracefs, INSTANCE, strerror(errno));
 		undo_all();
