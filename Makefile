@@ -38,7 +38,7 @@ COMMON_SRCS := common/histogram.c common/layout.c common/pgtable.c \
 	common/workload.c common/arch/x86_64/pgtable.c \
 	common/arch/arm64/pgtable.c
 # The engine runs in the guest at CPL3/EL0, and in the host for bench.
-ENGINE_SRCS := common/engine/engine.c
+ENGINE_SRCS := common/engine/engine.c common/arch/$(ARCH)/clock.c
 GUEST_PRIV_SRCS += guest/lib/string.c $(COMMON_SRCS)
 GUEST_USER_SRCS += guest/core.c guest/libc.c $(ENGINE_SRCS) \
 	guest/engine/standalone.c
@@ -77,11 +77,11 @@ HOST_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wshadow \
 	-DMMUB_VERSION='"$(VERSION)"' $(HOST_SAN) -MMD -MP
 # vmm/ the VM, kernel/ KVM's interfaces, scenarios/ the experiments,
 # results/ the offline commands, util/ die() and its cleanup registry,
-# engine/ the engine's host-side glue (README.md, "Design").
+# engine/ what the engine needs in a host process (README.md, "Design").
 HOST_SRCS := $(wildcard host/*.c host/util/*.c host/vmm/*.c \
 	host/vmm/arch/$(ARCH)/*.c host/kernel/*.c host/scenarios/*.c \
-	host/results/*.c host/backend/*.c host/engine/env.c) \
-	host/engine/$(ARCH).c $(COMMON_SRCS) $(ENGINE_SRCS)
+	host/results/*.c host/backend/*.c host/engine/*.c) $(COMMON_SRCS) \
+	$(ENGINE_SRCS)
 HOST_OBJS := $(HOST_SRCS:%.c=$(HOST_OUT)/obj/host/%.o)
 HOST_BIN := $(HOST_OUT)/mmubench
 

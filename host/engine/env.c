@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The guest engine's execute hooks, as the host links the engine for
- * "bench": that loop runs in host memory, which is not executable, and
- * the CLI allows --exec only where a guest runs it.  Reaching these is a
- * bug.
+ * What the engine needs from where it runs, as the host links it for
+ * "bench" (the clock is common/arch/<arch>/clock.c).  That loop runs in
+ * host memory, which is not executable, never exits to a VMM, and the
+ * CLI allows --exec only where a guest runs it: reaching these is a bug.
  */
 #include <stdlib.h>
 #include <mmubench/engine.h>
@@ -17,5 +17,11 @@ bool arch_code_plant(u64 addr)
 void arch_code_call(u64 addr)
 {
 	(void)addr;
+	abort();
+}
+
+void arch_doorbell(u32 event)
+{
+	(void)event;
 	abort();
 }

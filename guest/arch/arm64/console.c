@@ -1,26 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * arm64 services for the EL0 core: clock, doorbell, serial, exit.  Every
- * instruction here is legal at EL0: CNTVCT_EL0 because EL1 set
- * CNTKCTL_EL1.EL0VCTEN, the doorbell and the PL011 because they are
- * mapped for EL0, and the exit goes through an SVC to EL1.
+ * arm64 services for the EL0 core: doorbell, serial, exit (the clock is
+ * common/arch/arm64/clock.c).  Every instruction here is legal at EL0:
+ * the doorbell and the PL011 because they are mapped for EL0, and the
+ * exit goes through an SVC to EL1.
  */
 #include "../../guest.h"
 #include "arm64.h"
-
-/* The ISB keeps the read from being done before earlier instructions. */
-u64 arch_clock(void)
-{
-	u64 v;
-
-	asm volatile("isb\n\tmrs %0, cntvct_el0" : "=r"(v) : : "memory");
-	return v;
-}
-
-void arch_relax(void)
-{
-	asm volatile("yield" ::: "memory");
-}
 
 /*
  * One plain 32-bit store (so the syndrome is valid and KVM can hand it

@@ -1,20 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* x86_64 services for the CPL3 core: clock, doorbell, serial, exit. */
+/*
+ * x86_64 services for the CPL3 core: doorbell, serial, exit (the clock is
+ * common/arch/x86_64/clock.c).
+ */
 #include "../../guest.h"
 #include "x86.h"
-
-u64 arch_clock(void)
-{
-	u32 lo, hi;
-
-	asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((u64)hi << 32) | lo;
-}
-
-void arch_relax(void)
-{
-	asm volatile("pause" ::: "memory");
-}
 
 /* IOPL=3, so CPL3 may OUT: one exit to the VMM, only for rare events. */
 void arch_doorbell(u32 event)
