@@ -73,7 +73,7 @@ bad() { # EXPECTED-TEXT ARGS...
 	bad "--verify: belongs to the dirty-log scenario, not nx-recovery" nx-recovery --verify
 }
 @test "--debug-drop-dirty beyond the last harvest" {
-	bad "--debug-drop-dirty 5000: past the last harvest (accepted: 0..12" \
+	bad "--debug-drop-dirty 5000: past the last harvest (accepted: 0..13, as -i 2 and --rounds 10 make 14 harvests)" \
 		dirty-log --verify --rounds 10 --debug-drop-dirty 5000
 }
 

@@ -32,3 +32,22 @@ ZAP_ARGS=(zap --zap same4 -v 1 -b 16m --zap-count 20)
 	assert_json_eq "$a" .results.runs[0].zap.integrity_violations 0
 	assert_json_eq "$b" .results.runs[0].zap.integrity_violations 0
 }
+
+# The same zaps with dirty logging on, every harvest under the oracle: a
+# series that loses a write after an invalidation fails here.
+@test "seed 001 under the oracle: zaps while logging lose no write on either kernel" {
+	[[ $ARCH == x86_64 ]] || skip "an x86 TDP MMU series"
+	require_series "$SERIES"
+	local a=$BATS_TEST_TMPDIR/a.json b=$BATS_TEST_TMPDIR/b.json j
+	mmub --nested "${ZAP_ARGS[@]}" --dirty-log clear --verify --json "$a"
+	assert_success
+	mmub --series "$SERIES" "${ZAP_ARGS[@]}" --dirty-log clear --verify --json "$b"
+	assert_success
+	for j in "$a" "$b"; do
+		# 20 harvests after the zaps, 1 at rest.
+		assert_json "$j" '.results.runs[0].zap | .integrity_violations == 0 and
+			.refaults_zero > 0 and (.dirty_log.verify | .harvests == 21 and
+			.changed > 0 and .missed == 0 and .false_positives == 0 and
+			.zeroed > 0)'
+	done
+}

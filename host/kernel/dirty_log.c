@@ -107,6 +107,8 @@ void dlog_init(struct dlog *d, const struct dlog_vm *v, enum dlog_mode mode,
 	d->dirty = calloc(d->pages / 64 + 1, 8);
 	if (!d->slot_bmap || !d->dirty)
 		die("out of memory for dirty bitmaps");
+	d->drop_at = -1;
+	d->dropped = -1;
 	pthread_mutex_init(&d->lock, NULL);
 	if (mode == DLOG_CLEAR)
 		enable_manual(v->fd, mode, KVM_DIRTY_LOG_MANUAL_PROTECT_ENABLE);
@@ -145,6 +147,46 @@ static u64 mark(struct dlog *d, u64 page)
 
 	*w |= bit;
 	return fresh;
+}
+
+void dlog_debug_drop(struct dlog *d, u64 harvest)
+{
+	d->drop_at = (s64)harvest;
+}
+
+static bool drop_armed(const struct dlog *d)
+{
+	return d->drop_at >= 0 && d->dropped < 0 &&
+	       d->harvests >= (u64)d->drop_at;
+}
+
+static void dropped(struct dlog *d, u32 slot, u64 page, const char *how)
+{
+	const struct kvm_userspace_memory_region *r = &d->v.slots[slot];
+
+	d->dropped = (s64)((u64)slot * d->slot_pages + page);
+	d->dropped_harvest = (u32)d->harvests;
+	err_msg("--debug-drop-dirty: dropped slot %u gfn 0x%llx from harvest "
+		"%llu on purpose (%s)", r->slot,
+		(unsigned long long)(r->guest_phys_addr / MMUB_SZ_4K + page),
+		(unsigned long long)d->harvests, how);
+}
+
+/* Lose the slot's first reported page, as a bug in merging it would. */
+static void drop_from_bitmap(struct dlog *d, u32 slot)
+{
+	for (u64 w = 0; w * 64 < d->slot_pages; w++) {
+		u64 bits = d->slot_bmap[w], page;
+
+		if (!bits)
+			continue;
+		page = w * 64 + (u64)__builtin_ctzll(bits);
+		if (page >= d->slot_pages)
+			return;
+		d->slot_bmap[w] &= ~(1ULL << (page % 64));
+		dropped(d, slot, page, "a bit of KVM_GET_DIRTY_LOG's bitmap");
+		return;
+	}
 }
 
 /* OR one slot's bitmap into d->dirty; only set words cost anything. */
@@ -210,6 +252,8 @@ static u64 harvest_bitmaps(struct dlog *d)
 			die("KVM_GET_DIRTY_LOG slot %u: %s", l.slot,
 			    strerror(errno));
 		d->get_ms += now_ms() - t;
+		if (drop_armed(d))
+			drop_from_bitmap(d, s);
 		t = now_ms();
 		n += merge_slot(d, s);
 		d->process_ms += now_ms() - t;
@@ -238,7 +282,12 @@ static u64 harvest_rings(struct dlog *d)
 				break;
 			/* Bits 16-31 are the address space: always 0 here. */
 			slot = (e->slot & 0xffff) - d->v.slots[0].slot;
-			if (slot < d->v.nr_slots && e->offset < d->slot_pages)
+			if (slot >= d->v.nr_slots || e->offset >= d->slot_pages)
+				;
+			else if (drop_armed(d))
+				dropped(d, slot, e->offset,
+					"a ring entry, reset unread");
+			else
 				n += mark(d, (u64)slot * d->slot_pages +
 					     e->offset);
 			mmub_store_release(&e->flags, KVM_DIRTY_GFN_F_RESET);
@@ -255,12 +304,25 @@ static u64 harvest_rings(struct dlog *d)
 
 u64 dlog_harvest(struct dlog *d)
 {
+	bool ring = dlog_is_ring(d->mode);
+	double kick_ms = 0, t;
 	u64 n;
 
+	/*
+	 * Unlocked: a vCPU emptying its full ring takes the lock before it
+	 * can run again and answer the kick.
+	 */
+	if (ring && d->v.kick) {
+		t = now_ms();
+		d->v.kick(d->v.kick_arg);
+		kick_ms = now_ms() - t;
+	}
 	pthread_mutex_lock(&d->lock);
+	d->kick_ms = kick_ms;
 	d->get_ms = d->clear_ms = d->ring_ms = d->reset_ms = 0;
 	d->process_ms = 0;
-	n = dlog_is_ring(d->mode) ? harvest_rings(d) : harvest_bitmaps(d);
+	n = ring ? harvest_rings(d) : harvest_bitmaps(d);
+	d->harvests++;
 	pthread_mutex_unlock(&d->lock);
 	return n;
 }
@@ -282,13 +344,13 @@ void dlog_free(struct dlog *d)
 	d->slot_bmap = d->dirty = NULL;
 }
 
-enum dlog_mode dlog_parse_mode(const char *val)
+enum dlog_mode dlog_parse_mode(const char *opt, const char *val)
 {
 	for (int i = DLOG_GET; i < DLOG_NR; i++)
 		if (!strcmp(val, dlog_mode_names[i]))
 			return (enum dlog_mode)i;
-	die("--mode %s: unknown (accepted: get, clear, clear-init-set, ring, "
-	    "ring-acq-rel)", val);
+	die("%s %s: unknown (accepted: get, clear, clear-init-set, ring, "
+	    "ring-acq-rel)", opt, val);
 }
 
 void dlog_preflight(enum dlog_mode mode, u32 ring_bytes)

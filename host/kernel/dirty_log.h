@@ -43,6 +43,13 @@ struct dlog_vm {
 	u32 nr_vcpus;
 	struct kvm_dirty_gfn *rings[MMUB_MAX_VCPUS];
 	u32 ring_bytes;
+	/*
+	 * Makes every vCPU in guest mode exit once and waits for it, so that
+	 * writes buffered per vCPU (Intel PML) reach the rings: KVM flushes
+	 * the buffer on every exit, and for the bitmaps only.  NULL: none.
+	 */
+	void (*kick)(void *arg);
+	void *kick_arg;
 };
 
 struct dlog {
@@ -57,8 +64,13 @@ struct dlog {
 	u32 ring_next[MMUB_MAX_VCPUS];	/* next entry of each ring */
 	pthread_mutex_t lock;	/* dirty[] and the rings */
 	u64 ring_full_exits;
+	/* --debug-drop-dirty: drop one page KVM reported in this harvest */
+	s64 drop_at;		/* harvest index, or -1 */
+	u64 harvests;		/* dlog_harvest() calls so far */
+	s64 dropped;		/* test page dropped, or -1 */
+	u32 dropped_harvest;
 	/* ms spent in the last harvest, per kind of call */
-	double get_ms, clear_ms, ring_ms, reset_ms;
+	double get_ms, clear_ms, ring_ms, reset_ms, kick_ms;
 	/* user-space time of the last harvest spent outside the ioctls */
 	double process_ms;
 };
@@ -68,8 +80,8 @@ int dlog_check(int kvm_fd, enum dlog_mode mode, u32 ring_bytes, char *why,
 	       size_t len);
 /* The same, before any VM exists: dies naming what is missing. */
 void dlog_preflight(enum dlog_mode mode, u32 ring_bytes);
-/* --mode NAME, or die listing the modes. */
-enum dlog_mode dlog_parse_mode(const char *val);
+/* @opt NAME, or die listing the modes. */
+enum dlog_mode dlog_parse_mode(const char *opt, const char *val);
 bool dlog_is_ring(enum dlog_mode mode);
 /*
  * The mode's capabilities on the VM @v (copied).  The ring modes need
@@ -84,6 +96,13 @@ void dlog_init(struct dlog *d, const struct dlog_vm *v, enum dlog_mode mode,
 void dlog_ring_full(void *arg);
 /* Turn KVM_MEM_LOG_DIRTY_PAGES on or off on every test slot; ms taken. */
 double dlog_enable(struct dlog *d, bool on);
+/*
+ * Debug: lose one page that KVM reports in harvest @harvest (0 is the
+ * first after enabling), or in the first later one that reports any, as
+ * a harvest-layer bug would: a bit of KVM_GET_DIRTY_LOG's bitmap, or a
+ * ring entry reset unread.  d->dropped says which page, once done.
+ */
+void dlog_debug_drop(struct dlog *d, u64 harvest);
 /* Collect into d->dirty (ORed); returns the pages newly reported. */
 u64 dlog_harvest(struct dlog *d);
 /* Move the harvested bitmap into @out (pages bits) and clear it. */

@@ -4,8 +4,9 @@
  * the slots as QEMU's memory_global_dirty_log_start does), count what the
  * first harvest reports against what the guest touched, then -i
  * iterations of "vCPUs write one pass, host harvests", then disable.
- * With --verify the oracle checks every harvest, and afterwards runs
- * --rounds harvests while the vCPUs keep writing.
+ * With --verify the vCPUs keep writing across the enable and the first
+ * harvest, the oracle checks every harvest from that first one, and
+ * afterwards runs --rounds harvests while the vCPUs keep writing.
  *
  * "--table enable" is in dirty_log_table.c.
  */
@@ -38,9 +39,9 @@ static const struct opt opts[] = {
 	  "harvests while the vCPUs keep writing, with --verify (200)" },
 	{ "table", O_TABLE, required_argument, "enable",
 	  "the enable-time table: page sizes x modes, --repeat each" },
-	{ "debug-drop-dirty", O_DROP, required_argument, "R",
-	  "drop one reported page in harvest R, or the first later one "
-	  "with a page to drop: --verify must then fail, naming it" },
+	{ "debug-drop-dirty", O_DROP, required_argument, "H",
+	  "lose one page KVM reports in harvest H (0: the first), or the "
+	  "first later one reporting any: --verify must then fail, naming it" },
 	{ NULL },
 };
 
@@ -64,7 +65,7 @@ static void parse(int key, const char *arg)
 
 	switch (key) {
 	case O_MODE:
-		o.mode = dlog_parse_mode(arg);
+		o.mode = dlog_parse_mode("--mode", arg);
 		break;
 	case O_GET:
 		o.mode = DLOG_GET;
@@ -112,11 +113,12 @@ static void validate(struct common *c)
 	if (o.drop >= 0 && !o.verify)
 		die("--debug-drop-dirty: needs --verify, whose oracle must "
 		    "catch the dropped page");
-	if (o.drop >= (s64)o.rounds + c->iterations + 1)
+	/* The first, -i, --rounds and the final one at rest. */
+	if (o.drop >= (s64)o.rounds + c->iterations + 2)
 		die("--debug-drop-dirty %lld: past the last harvest (accepted: "
 		    "0..%u, as -i %u and --rounds %u make %u harvests)",
-		    (long long)o.drop, o.rounds + c->iterations, c->iterations,
-		    o.rounds, o.rounds + c->iterations + 1);
+		    (long long)o.drop, o.rounds + c->iterations + 1,
+		    c->iterations, o.rounds, o.rounds + c->iterations + 2);
 	if (o.table && o.verify)
 		die("--table enable: measures enabling only; drop --verify");
 	if (ring) {
@@ -129,7 +131,7 @@ static void validate(struct common *c)
 
 struct dl_iter {
 	double dirty_ms;	/* slowest vCPU's pass, guest clock */
-	double get_ms, clear_ms, ring_ms, reset_ms, user_ms;
+	double get_ms, clear_ms, ring_ms, reset_ms, kick_ms, user_ms;
 	u64 reported;
 };
 
@@ -139,6 +141,7 @@ static const struct field iter_fields[] = {
 	FIELD(struct dl_iter, clear_ms, FIELD_DOUBLE, 9, 3),
 	FIELD(struct dl_iter, ring_ms, FIELD_DOUBLE, 9, 3),
 	FIELD(struct dl_iter, reset_ms, FIELD_DOUBLE, 9, 3),
+	FIELD(struct dl_iter, kick_ms, FIELD_DOUBLE, 9, 3),
 	FIELD(struct dl_iter, user_ms, FIELD_DOUBLE, 9, 3),
 	FIELD(struct dl_iter, reported, FIELD_U64, 10, 0),
 	{ NULL },
@@ -166,13 +169,6 @@ static const struct field run_fields[] = {
 	{ NULL },
 };
 
-static const struct field verify_fields[] = {
-	FIELD_AS("harvests", struct oracle, rounds, FIELD_U64, 0, 0),
-	FIELD(struct oracle, changed, FIELD_U64, 0, 0),
-	FIELD(struct oracle, missed, FIELD_U64, 0, 0),
-	FIELD_AS("false_positives", struct oracle, false_pos, FIELD_U64, 0, 0),
-	{ NULL },
-};
 
 static u64 popcount_map(const u64 *map, u64 bits)
 {
@@ -189,6 +185,7 @@ static void take_times(struct dl_iter *it, const struct dlog *d)
 	it->clear_ms = d->clear_ms;
 	it->ring_ms = d->ring_ms;
 	it->reset_ms = d->reset_ms;
+	it->kick_ms = d->kick_ms;
 	it->user_ms = d->process_ms;
 }
 
@@ -249,12 +246,58 @@ static int verify_concurrent(struct vm *vm, struct dl_run *r, u32 gen)
 {
 	u64 lost = 0;
 
-	vm_post(vm, MMUB_CMD_LOOP, gen);
+	if (vm_post(vm, MMUB_CMD_LOOP, gen))
+		return -1;
+	oracle_writing(&r->o, true);
 	for (u32 k = 0; k < o.rounds && !lost; k++)
 		lost += oracle_round(&r->o, vm);
 	if (vm_stop_loop(vm))
 		return -1;
+	oracle_writing(&r->o, false);
 	lost += oracle_round(&r->o, vm);
+	return lost ? -1 : 0;
+}
+
+static void enable(struct vm *vm, struct run *run, struct dl_run *r)
+{
+	struct phase *p = run_phase_begin(vm, run, "enable");
+
+	r->enable_ms = dlog_enable(&r->d, true);
+	run_phase_end(vm, p);
+}
+
+/* The first harvest, with the guest at rest: what is reported. */
+static void enable_at_rest(struct vm *vm, struct run *run, struct dl_run *r)
+{
+	enable(vm, run, r);
+	dlog_harvest(&r->d);
+	r->first_reported = popcount_map(r->d.dirty, r->d.pages);
+	memset(r->d.dirty, 0, (r->d.pages / 64 + 1) * 8);
+}
+
+/*
+ * --verify: the vCPUs write while logging goes live and during the first
+ * harvest, where pages are lost if the enable path is wrong; the oracle
+ * checks every write done after logging went live.
+ */
+static int enable_writing(struct vm *vm, struct run *run, struct dl_run *r,
+			  u32 gen)
+{
+	u64 lost;
+
+	oracle_init(&r->o, vm, &r->d, false);
+	r->verified = true;
+	if (vm_post(vm, MMUB_CMD_LOOP, gen))
+		return -1;
+	oracle_writing(&r->o, true);
+	enable(vm, run, r);
+	if (oracle_live(&r->o, vm))
+		return -1;
+	lost = oracle_round(&r->o, vm);
+	r->first_reported = popcount_map(r->o.dirty, r->o.pages);
+	if (vm_stop_loop(vm))
+		return -1;
+	oracle_writing(&r->o, false);
 	return lost ? -1 : 0;
 }
 
@@ -268,19 +311,10 @@ static int dirty_log_once(struct vm *vm, struct run *run, struct dl_run *r,
 	for (u32 i = 0; i < vm->p.nr_vcpus; i++)
 		r->touched += run->ph[0].pass[i].accesses;
 
-	p = run_phase_begin(vm, run, "enable");
-	r->enable_ms = dlog_enable(&r->d, true);
-	run_phase_end(vm, p);
-
-	/* The first harvest, with the guest at rest: what is reported. */
-	dlog_harvest(&r->d);
-	r->first_reported = popcount_map(r->d.dirty, r->d.pages);
-	memset(r->d.dirty, 0, (r->d.pages / 64 + 1) * 8);
-
-	if (o.verify) {
-		oracle_init(&r->o, vm, &r->d, o.drop);
-		r->verified = true;
-	}
+	if (!o.verify)
+		enable_at_rest(vm, run, r);
+	else if (enable_writing(vm, run, r, iterations + 1))
+		return -1;
 	if (iterate(vm, run, r, iterations))
 		return -1;
 	if (o.verify && verify_concurrent(vm, r, iterations + 1))
@@ -319,12 +353,7 @@ static void print_run(const struct vm *vm, const struct dl_run *r, u32 n)
 		printf("  harvest user-space processing: %.1f %% of the ioctl "
 		       "time (target <= 5 %%)\n", 100 * user / ioctl_ms);
 	if (r->verified)
-		printf("  verify: %llu harvests checked, %llu pages changed, "
-		       "%llu missed, %llu false positives\n",
-		       (unsigned long long)r->o.rounds,
-		       (unsigned long long)r->o.changed,
-		       (unsigned long long)r->o.missed,
-		       (unsigned long long)r->o.false_pos);
+		oracle_print(&r->o);
 }
 
 static json_t *run_json(const struct dl_run *r, u32 n)
@@ -342,10 +371,27 @@ static json_t *run_json(const struct dl_run *r, u32 n)
 	if (r->verified) {
 		json_t *v = json_object();
 
-		fields_json(v, verify_fields, &r->o);
+		fields_json(v, oracle_fields, &r->o);
 		jset(j, "verify", v);
 	}
 	return j;
+}
+
+/* --debug-drop-dirty must fail the run: not dropping, or not catching. */
+static bool drop_unseen(const struct dl_run *r)
+{
+	if (r->d.dropped < 0) {
+		err_msg("--debug-drop-dirty %lld: no harvest from it on "
+			"reported a page, so none was dropped", (long long)o.drop);
+		return true;
+	}
+	if (!r->o.missed) {
+		err_msg("--debug-drop-dirty: the oracle did not catch the page "
+			"dropped from harvest %u (rewritten before its check?)",
+			r->d.dropped_harvest);
+		return true;
+	}
+	return false;
 }
 
 static int once(struct vm *vm, struct run *run, u32 index, void *arg)
@@ -359,7 +405,11 @@ static int once(struct vm *vm, struct run *run, u32 index, void *arg)
 	if (!r.it)
 		die("out of memory");
 	run_dlog_init(&r.d, vm, o.mode, o.chunk);
+	if (o.drop >= 0)
+		dlog_debug_drop(&r.d, (u64)o.drop);
 	ret = dirty_log_once(vm, run, &r, c->iterations);
+	if (o.drop >= 0 && drop_unseen(&r))
+		ret = -1;
 	if (!ret) {
 		print_run(vm, &r, c->iterations);
 		jset(run->json, "dirty_log", run_json(&r, c->iterations));

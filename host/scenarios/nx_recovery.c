@@ -129,7 +129,7 @@ static void parse(int key, const char *arg)
 {
 	switch (key) {
 	case O_MODE:
-		o.mode = dlog_parse_mode(arg);
+		o.mode = dlog_parse_mode("--mode", arg);
 		break;
 	case O_PERIOD:
 		o.period_ms = (u32)parse_u64("--recovery-period", arg, 1,

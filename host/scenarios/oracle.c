@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "util/util.h"
+#include "results/json.h"
 #include "scenarios/oracle.h"
 
 static bool test_bit(const u64 *map, u64 i)
@@ -25,24 +26,51 @@ static u64 page_word(const struct vm *vm, u64 page)
 			       __ATOMIC_RELAXED);
 }
 
+/* Publish a new epoch and wait until every running vCPU writes with it. */
+static int next_epoch(struct oracle *o, struct vm *vm)
+{
+	o->epoch++;
+	for (u32 i = 0; i < vm->p.nr_vcpus; i++)
+		mmub_store_release(&vm->vcpus[i].mb->epoch, o->epoch);
+	return vm_wait_epoch(vm, o->epoch);
+}
+
 void oracle_init(struct oracle *o, struct vm *vm, struct dlog *d,
-		 s64 drop_round)
+		 bool zeroes)
 {
 	u64 words;
 
 	memset(o, 0, sizeof(*o));
 	o->d = d;
+	o->zeroes = zeroes;
 	o->pages = vm->test.size / MMUB_SZ_4K;
 	words = o->pages / 64 + 1;
 	o->prev = calloc(o->pages, sizeof(u64));
 	o->pending = calloc(words, 8);
 	o->dirty = calloc(words, 8);
-	if (!o->prev || !o->pending || !o->dirty)
+	o->suspect = calloc(words, 8);
+	if (!o->prev || !o->pending || !o->dirty || !o->suspect)
 		die("out of memory for the oracle");
+	/* An earlier run in this VM left its epochs in the mailboxes. */
+	for (u32 i = 0; i < vm->p.nr_vcpus; i++)
+		o->epoch = mmub_max(o->epoch, vm->vcpus[i].mb->epoch);
 	for (u64 p = 0; p < o->pages; p++)
 		o->prev[p] = page_word(vm, p);
-	o->drop_round = drop_round;
-	o->dropped = -1;
+	/* Nothing read now can have raced a harvest. */
+	o->last_epoch = o->epoch + 1;
+}
+
+void oracle_writing(struct oracle *o, bool on)
+{
+	o->writing = on;
+}
+
+int oracle_live(struct oracle *o, struct vm *vm)
+{
+	if (next_epoch(o, vm))
+		return -1;
+	o->live_epoch = o->epoch;
+	return 0;
 }
 
 void oracle_describe(const struct vm *vm, u64 page, char *buf, size_t len)
@@ -67,60 +95,90 @@ static void missed(struct oracle *o, const struct vm *vm, u64 page,
 		"(%s, round %llu)", where, why, (unsigned long long)o->rounds);
 }
 
-/*
- * Debug: forget one reported page whose write is known to predate the
- * harvest, so the check must catch it.  Decided on the same read of the
- * page as the check itself: a vCPU rewriting the page in between must not
- * hide the drop.
- */
-static bool drop_here(struct oracle *o, const struct vm *vm, u64 p, u64 cur,
-		      bool dirty, bool was_pending)
+/* A page whose content changed since the last look. */
+static void check_changed(struct oracle *o, const struct vm *vm, u64 p,
+			  u64 cur, bool dirty)
 {
-	char where[64];
+	u64 ep = MMUB_STAMP_EPOCH(cur);
 
-	if (o->dropped >= 0 || o->drop_round < 0 ||
-	    (s64)o->rounds < o->drop_round || !dirty || was_pending ||
-	    cur == o->prev[p] || MMUB_STAMP_EPOCH(cur) >= o->epoch)
-		return false;
-	o->dropped = (s64)p;
-	oracle_describe(vm, p, where, sizeof(where));
-	err_msg("--debug-drop-dirty: dropped %s from round %llu on purpose",
-		where, (unsigned long long)o->rounds);
-	return true;
+	o->changed++;
+	if (cur == 0 && o->zeroes)
+		o->zeroed++;		/* the host's doing, not a write */
+	else if (ep < o->live_epoch)
+		o->before_live++;
+	else if (ep < o->epoch && !dirty)
+		missed(o, vm, p, "written before the harvest");
+	else if (!dirty)
+		assign_bit(o->pending, p, true);
+}
+
+/* Reported, but unchanged since the last look: raced, later, or false. */
+static u64 check_unchanged(struct oracle *o, u64 p, u64 cur)
+{
+	if (!cur && o->zeroes) {
+		o->zapped++;	/* written and zapped again since */
+		return 0;
+	}
+	if (cur && MMUB_STAMP_EPOCH(cur) >= o->last_epoch) {
+		o->raced++;
+		return 0;
+	}
+	if (o->writing) {
+		assign_bit(o->suspect, p, true);
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * Reported unchanged last round while the vCPUs wrote: in flight if a
+ * write has landed since (later passes may have overwritten it, and an
+ * invalidation may have zeroed it).  Counted, in this round, if none has.
+ */
+static u64 check_suspect(struct oracle *o, u64 p, u64 cur)
+{
+	assign_bit(o->suspect, p, false);
+	if (cur != o->prev[p] && (cur || o->zeroes)) {
+		o->in_flight++;
+		return 0;
+	}
+	return 1;
 }
 
 static u64 check(struct oracle *o, const struct vm *vm)
 {
-	u64 before = o->missed;
+	/* This harvest's false positives, and the previous one's found now */
+	u64 before = o->missed, false_pos = 0, late = 0;
 
 	for (u64 p = 0; p < o->pages; p++) {
 		u64 cur = page_word(vm, p);
 		bool dirty = test_bit(o->dirty, p);
 		bool was_pending = test_bit(o->pending, p);
 
-		if (drop_here(o, vm, p, cur, dirty, was_pending))
-			dirty = false;
-
 		o->reported += dirty;
+		if (test_bit(o->suspect, p))
+			late += check_suspect(o, p, cur);
 		if (was_pending) {
 			assign_bit(o->pending, p, false);
 			if (!dirty)
 				missed(o, vm, p, "written late in the previous "
 				       "round, not in this harvest either");
 		}
-		if (cur != o->prev[p]) {
-			o->changed++;
-			if (MMUB_STAMP_EPOCH(cur) < o->epoch) {
-				if (!dirty)
-					missed(o, vm, p, "written before the "
-					       "harvest");
-			} else if (!dirty) {
-				assign_bit(o->pending, p, true);
-			}
-		} else if (dirty && !was_pending) {
-			o->false_pos++;
-		}
+		if (cur != o->prev[p])
+			check_changed(o, vm, p, cur, dirty);
+		else if (dirty && !was_pending)
+			false_pos += check_unchanged(o, p, cur);
 		o->prev[p] = cur;
+	}
+	if (o->rounds == 1)
+		o->first_false_pos += late;
+	else
+		false_pos += late;
+	if (o->rounds == 0) {
+		o->first_false_pos = false_pos;
+	} else {
+		o->false_pos += false_pos;
+		o->false_pos_max = mmub_max(o->false_pos_max, false_pos);
 	}
 	return o->missed - before;
 }
@@ -129,16 +187,53 @@ u64 oracle_round(struct oracle *o, struct vm *vm)
 {
 	u64 lost;
 
-	o->epoch++;
-	for (u32 i = 0; i < vm->p.nr_vcpus; i++)
-		mmub_store_release(&vm->vcpus[i].mb->epoch, o->epoch);
-	if (vm_wait_epoch(vm, o->epoch))
+	if (next_epoch(o, vm))
 		die("dirty-log oracle: the guest stopped");
 	dlog_harvest(o->d);
 	dlog_take(o->d, o->dirty);
 	lost = check(o, vm);
+	o->last_epoch = o->epoch;
 	o->rounds++;
 	return lost;
+}
+
+const struct field oracle_fields[] = {
+	FIELD_AS("harvests", struct oracle, rounds, FIELD_U64, 0, 0),
+	FIELD(struct oracle, changed, FIELD_U64, 0, 0),
+	FIELD(struct oracle, missed, FIELD_U64, 0, 0),
+	FIELD(struct oracle, before_live, FIELD_U64, 0, 0),
+	FIELD(struct oracle, raced, FIELD_U64, 0, 0),
+	FIELD(struct oracle, in_flight, FIELD_U64, 0, 0),
+	FIELD(struct oracle, zeroed, FIELD_U64, 0, 0),
+	FIELD(struct oracle, zapped, FIELD_U64, 0, 0),
+	FIELD_AS("false_positives", struct oracle, false_pos, FIELD_U64, 0, 0),
+	FIELD_AS("false_positives_max", struct oracle, false_pos_max,
+		 FIELD_U64, 0, 0),
+	FIELD_AS("first_harvest_false_positives", struct oracle,
+		 first_false_pos, FIELD_U64, 0, 0),
+	{ NULL },
+};
+
+void oracle_print(const struct oracle *v)
+{
+	printf("  verify: %llu harvests checked, %llu pages changed, "
+	       "%llu missed, %llu false positives\n",
+	       (unsigned long long)v->rounds, (unsigned long long)v->changed,
+	       (unsigned long long)v->missed,
+	       (unsigned long long)v->false_pos);
+	printf("  verify: first harvest %llu false positives; after it at "
+	       "most %llu in one harvest; explained: %llu raced the previous "
+	       "harvest, %llu in flight, %llu written before logging went "
+	       "live\n", (unsigned long long)v->first_false_pos,
+	       (unsigned long long)v->false_pos_max,
+	       (unsigned long long)v->raced, (unsigned long long)v->in_flight,
+	       (unsigned long long)v->before_live);
+	if (v->zeroes)
+		printf("  verify: %llu pages read as zero after an "
+		       "invalidation (no write, no report needed); %llu reported "
+		       "and read as zero (written, then zapped)\n",
+		       (unsigned long long)v->zeroed,
+		       (unsigned long long)v->zapped);
 }
 
 void oracle_free(struct oracle *o)
@@ -146,4 +241,5 @@ void oracle_free(struct oracle *o)
 	free(o->prev);
 	free(o->pending);
 	free(o->dirty);
+	free(o->suspect);
 }

@@ -11,6 +11,28 @@
  * must be in this harvest; one with the current epoch may have been
  * written after, so it must be in this harvest or the next one.
  *
+ * Enabling: oracle_live() right after logging went live bumps the epoch
+ * once more; a write stamped with an epoch from before it may predate
+ * logging and need not be reported, every later one must be.
+ *
+ * Over-reporting: a page reported although its content did not change
+ * since the previous harvest's read is a false positive, unless
+ *  - that content carries the previous round's epoch: then a second
+ *    write may have landed after that harvest ("raced");
+ *  - the vCPUs were writing during the harvest, and by the next round a
+ *    write has landed on the page: KVM records a write when it faults,
+ *    before the store lands, so a harvest can report a store that the
+ *    read after it does not see yet ("in flight").  In those rounds a
+ *    false report on a page that is rewritten anyway cannot be told
+ *    from this; the rounds at rest (-i) and the pages outside the
+ *    working set (--fraction, --ranges) show every false report.
+ *  - the page reads as zero after an invalidation (zap): the write that
+ *    was reported may have been zapped since ("zapped").
+ * The first harvest's false positives are counted apart, as
+ * KVM_DIRTY_LOG_INITIALLY_SET reports every page there by design.  The
+ * count is exact when each written page has its stamp in its first word
+ * (a 4K stride).
+ *
  * What it cannot see: a page reported in a harvest and written again
  * between that harvest and the read of its content shows the newer value
  * already, so the newer write is not required in the next harvest.  Any
@@ -21,6 +43,7 @@
 
 #include "vmm/vmm.h"
 #include "kernel/dirty_log.h"
+#include "results/json.h"
 
 struct oracle {
 	struct dlog *d;
@@ -28,22 +51,42 @@ struct oracle {
 	u64 *prev;		/* first word of each page at the last look */
 	u64 *pending;		/* bitmap: must be in the next harvest */
 	u64 *dirty;		/* this round's harvest */
-	u64 epoch;
+	u64 epoch;		/* this round's */
+	u64 last_epoch;		/* the previous round's */
+	u64 live_epoch;		/* first epoch surely after logging went live */
+	bool zeroes;		/* a page may be invalidated: reads as 0 */
+	bool writing;		/* the vCPUs write during the harvests */
+	u64 *suspect;		/* reported unchanged while they wrote */
 	u64 rounds;
 	u64 missed;
-	u64 false_pos;		/* reported, but the content is unchanged */
 	u64 reported;
 	u64 changed;
+	u64 before_live;	/* changed by writes that may predate logging */
+	u64 zeroed;		/* read as 0 after an invalidation */
+	u64 zapped;		/* reported, reads 0: written, then zapped */
+	u64 raced;		/* reported again after a write in the window */
+	u64 in_flight;		/* reported before the store was seen */
+	u64 false_pos;		/* reported, unchanged, nothing to explain it */
+	u64 false_pos_max;	/* the most in one harvest */
+	u64 first_false_pos;	/* the same, in the first harvest */
 	u64 first_missed;	/* page index */
-	s64 drop_round;		/* debug: drop one reported page then */
-	s64 dropped;		/* page index dropped on purpose, or -1 */
 };
 
-/* @drop_round: --debug-drop-dirty, or -1. */
+/*
+ * With the vCPUs idle: what each page holds now is the reference.
+ * @zeroes: the test memory is invalidated meanwhile (zap).
+ */
 void oracle_init(struct oracle *o, struct vm *vm, struct dlog *d,
-		 s64 drop_round);
+		 bool zeroes);
+/* The vCPUs keep writing from now on (@on), or are idle. */
+void oracle_writing(struct oracle *o, bool on);
+/* Right after logging went live; the vCPUs may be writing. */
+int oracle_live(struct oracle *o, struct vm *vm);
 /* One round; returns the pages missed in it (0 is the only good answer). */
 u64 oracle_round(struct oracle *o, struct vm *vm);
+/* The two "  verify:" lines of a run's report, and its JSON fields. */
+void oracle_print(const struct oracle *o);
+extern const struct field oracle_fields[];
 void oracle_free(struct oracle *o);
 /* "slot N gfn 0x..." of test page @page. */
 void oracle_describe(const struct vm *vm, u64 page, char *buf, size_t len);

@@ -160,11 +160,18 @@ int run_all(const struct common *c, const char *scenario, json_t *config,
 	return 0;
 }
 
+static void sync_vcpus(void *vm)
+{
+	vcpu_sync_all(vm);
+}
+
 void run_dlog_init(struct dlog *d, struct vm *vm, enum dlog_mode mode,
 		   u64 clear_chunk)
 {
 	struct dlog_vm v = {
 		.fd = vm->fd,
+		.kick = sync_vcpus,
+		.kick_arg = vm,
 		.nr_slots = vm->p.nr_slots,
 		.nr_vcpus = vm->p.nr_vcpus,
 		.ring_bytes = vm->p.dirty_ring_bytes,

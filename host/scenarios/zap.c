@@ -2,7 +2,8 @@
 /*
  * Scenario "zap" (seed 001): vCPUs fault and write while the host
  * invalidates their memory with MADV_DONTNEED (zap_run.c makes a run);
- * "--table" runs the seed's six patterns (zap_table.c).
+ * "--table" runs the seed's six patterns (zap_table.c).  --dirty-log
+ * harvests after every invalidation, --verify checks each (zap_log.c).
  */
 #include <string.h>
 #include "util/util.h"
@@ -10,7 +11,9 @@
 #include "scenarios/scenarios.h"
 #include "scenarios/zap_table.h"
 
-enum { O_ZAP = 512, O_COUNT, O_DURATION, O_PAUSE, O_TABLE };
+enum {
+	O_ZAP = 512, O_COUNT, O_DURATION, O_PAUSE, O_TABLE, O_DLOG, O_VERIFY,
+};
 
 static const struct opt opts[] = {
 	{ "zap", O_ZAP, required_argument, "PATTERN",
@@ -25,6 +28,12 @@ static const struct opt opts[] = {
 	  "pause between invalidations, 0..10000000 (0)" },
 	{ "table", O_TABLE, optional_argument, "[LIST]",
 	  "the seed's tables: same16,same4,c16,c4,c2,c1 or a subset" },
+	{ "dirty-log", O_DLOG, required_argument, "M",
+	  "log dirty pages meanwhile, harvesting after every invalidation: "
+	  "get, clear, clear-init-set, ring, ring-acq-rel" },
+	{ "verify", O_VERIFY, no_argument, NULL,
+	  "with --dirty-log: check every harvest (no page written after a "
+	  "zap goes unreported)" },
 	{ NULL },
 };
 
@@ -52,6 +61,12 @@ static void parse(int key, const char *arg)
 		/* "--table" alone: all six. */
 		table = arg ? arg : "";
 		break;
+	case O_DLOG:
+		zo.dlog = dlog_parse_mode("--dirty-log", arg);
+		break;
+	case O_VERIFY:
+		zo.verify = true;
+		break;
 	}
 }
 
@@ -65,6 +80,17 @@ static void validate(struct common *c)
 	if (c->vm.wl.action == MMUB_ACT_EXEC)
 		die("--exec: zap checks data the code would overwrite");
 	zap_shape(&c->vm);
+	if (zo.verify && !zo.dlog)
+		die("--verify: needs --dirty-log MODE, whose harvests it checks");
+	if (zo.dlog && table)
+		die("--dirty-log: not with --table, whose figures are the "
+		    "seed's, without logging");
+	if (dlog_is_ring(zo.dlog)) {
+		c->vm.dirty_ring_bytes = DLOG_RING_DEFAULT;
+		c->vm.dirty_ring_acq_rel = zo.dlog == DLOG_RING_ACQ_REL;
+	}
+	if (zo.dlog)
+		dlog_preflight(zo.dlog, c->vm.dirty_ring_bytes);
 	if (table)
 		return;
 	if (!zo.name)
@@ -87,14 +113,17 @@ static int run(struct common *c)
 	       backing_names[c->vm.backing],
 	       (unsigned long long)(c->vm.guest_page / 1024), kvm_mmu_kind());
 	zap_say_probes();
-	return run_all(c, "zap", json_pack("{s:s, s:i}", "zap", zo.name,
-					   "zap_count", zo.count), &h);
+	return run_all(c, "zap", json_pack("{s:s, s:i, s:s, s:b}", "zap",
+					   zo.name, "zap_count", zo.count,
+					   "dirty_log", dlog_mode_names[zo.dlog],
+					   "verify", zo.verify), &h);
 }
 
 const struct scenario scenario_zap = {
 	.name = "zap",
 	.help = "vCPUs fault and write while the host invalidates with "
-		"MADV_DONTNEED; zap cost, fault-side latency, refault integrity",
+		"MADV_DONTNEED; zap cost, fault-side latency, refault "
+		"integrity; --dirty-log --verify: no write lost meanwhile",
 	.opts = opts,
 	.parse = parse,
 	.validate = validate,

@@ -7,7 +7,8 @@
  * (the zap as user space sees it, on any kernel), the guest's access
  * latency and throughput meanwhile (the fault side), KVM's counters, and
  * the guest's check of every refault: zeros for private memory, its own
- * data for shared memory.
+ * data for shared memory.  With --dirty-log, a harvest follows every
+ * invalidation (zap_log.c).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include <sys/mman.h>
 #include "util/util.h"
 #include "results/json.h"
+#include "scenarios/zap_log.h"
 #include "scenarios/zap_run.h"
 
 static bool backing_keeps_data(enum backing_type t)
@@ -33,7 +35,7 @@ static u64 zap_offset(const struct zap_opts *zo, u64 total, u64 k)
 }
 
 static int invalidate(struct vm *vm, const struct zap_opts *zo,
-		      struct zap_result *z)
+		      struct zap_result *z, struct zap_log *l)
 {
 	u64 total = vm->test.size, k;
 	double start = now_ms(), t;
@@ -51,7 +53,7 @@ static int invalidate(struct vm *vm, const struct zap_opts *zo,
 		mmub_hist_add(&z->madvise_ns, (u64)(t * 1e6));
 		z->madvise_ms += t;
 		z->bytes += zo->size;
-		if (vm_check(vm))
+		if (vm_check(vm) || (l && zap_log_round(l, vm)))
 			return -1;
 		if (zo->pause_us)
 			usleep(zo->pause_us);
@@ -130,6 +132,7 @@ static double lat_us(const struct zap_result *z, u32 ppm)
 
 	return z->clk_hz ? (double)c * 1e6 / (double)z->clk_hz : 0;
 }
+
 double zap_metric(const struct zap_result *z, enum zap_metric m)
 {
 	switch (m) {
@@ -159,6 +162,7 @@ double zap_metric(const struct zap_result *z, enum zap_metric m)
 		return 0;
 	}
 }
+
 const char *const zap_metric_names[ZAP_METRIC_NR] = {
 	[ZAP_TOTAL_MS] = "zap_total_ms",
 	[ZAP_CALL_P50_US] = "madvise_p50_us",
@@ -192,6 +196,7 @@ static json_t *zap_json(const struct zap_opts *zo, const struct zap_result *z)
 		     json_integer((json_int_t)z->pt.tables_freed));
 	return j;
 }
+
 void zap_print(const struct zap_opts *zo, enum backing_type backing,
 	       const struct zap_result *z)
 {
@@ -201,7 +206,7 @@ void zap_print(const struct zap_opts *zo, enum backing_type backing,
 	       (unsigned long long)z->calls,
 	       fmt_size(zo->size, a, sizeof(a)), z->wall_ms);
 	/* Everything the invalidator does besides madvise itself. */
-	if (z->madvise_ms > 0 && !zo->pause_us)
+	if (z->madvise_ms > 0 && !zo->pause_us && !zo->dlog)
 		printf("  invalidator overhead: %.2f %% of the madvise time "
 		       "(target < 2 %%)\n",
 		       100 * (z->wall_ms - z->madvise_ms) / z->madvise_ms);
@@ -241,12 +246,47 @@ void zap_print(const struct zap_opts *zo, enum backing_type backing,
 			"zeros or its data");
 }
 
+/* Invalidate while the vCPUs write, harvesting after each with @l. */
+static int zap_phase(struct vm *vm, struct run *r, struct zap_ctx *x,
+		     struct zap_log *l)
+{
+	struct zap_result *z = &x->z;
+	struct phase *p;
+	char why[200];
+	int ret;
+
+	p = run_phase_begin(vm, r, "zap");
+	z->kprobes = !probes_start(why, sizeof(why));
+	ret = vm_post(vm, MMUB_CMD_LOOP, 1);
+	if (l && !ret)
+		zap_log_writing(l);
+	ret = ret || invalidate(vm, x->zo, z, l) || settle(vm) ||
+	      vm_stop_loop(vm) || (l && zap_log_stop(l, vm));
+	if (z->kprobes)
+		z->kprobes = !probes_stop(&z->pt);
+	phase_end(vm, p, !ret);
+	if (!ret)
+		zap_collect(vm, p, z);
+	return ret ? -1 : 0;
+}
+
+static void zap_log_missed(const struct vm *vm, const struct zap_log *l)
+{
+	char where[64];
+
+	if (!l->verify || !l->o.missed)
+		return;
+	oracle_describe(vm, l->o.first_missed, where, sizeof(where));
+	err_msg("--verify: %llu page%s missed, first %s",
+		(unsigned long long)l->o.missed, l->o.missed > 1 ? "s" : "",
+		where);
+}
+
 int zap_once(struct vm *vm, struct run *r, u32 index, void *arg)
 {
 	struct zap_ctx *x = arg;
 	struct zap_result *z = &x->z;
-	struct phase *p;
-	char why[200];
+	struct zap_log l = { .mode = x->zo->dlog, .verify = x->zo->verify };
 	int ret;
 
 	(void)index;
@@ -255,20 +295,25 @@ int zap_once(struct vm *vm, struct run *r, u32 index, void *arg)
 	mmub_hist_reset(&z->madvise_ns);
 	if (run_pass(vm, r, "populate", 0))
 		return -1;
-	p = run_phase_begin(vm, r, "zap");
-	z->kprobes = !probes_start(why, sizeof(why));
-	vm_post(vm, MMUB_CMD_LOOP, 1);
-	ret = invalidate(vm, x->zo, z) || settle(vm) || vm_stop_loop(vm);
-	if (z->kprobes)
-		z->kprobes = !probes_stop(&z->pt);
-	phase_end(vm, p, !ret);
-	if (ret)
-		return -1;
-	zap_collect(vm, p, z);
-	jset(r->json, "zap", zap_json(x->zo, z));
-	if (x->print || z->violations)
-		zap_print(x->zo, vm->p.backing, z);
-	return z->violations ? -1 : 0;
+	if (l.mode)
+		zap_log_start(&l, vm);
+	ret = zap_phase(vm, r, x, l.mode ? &l : NULL);
+	if (!ret) {
+		json_t *j = zap_json(x->zo, z);
+
+		if (l.mode)
+			jset(j, "dirty_log", zap_log_json(&l));
+		jset(r->json, "zap", j);
+		if (x->print || z->violations)
+			zap_print(x->zo, vm->p.backing, z);
+		if (l.mode && x->print)
+			zap_log_print(&l);
+	}
+	if (l.mode) {
+		zap_log_missed(vm, &l);
+		zap_log_free(&l, vm);
+	}
+	return ret || z->violations ? -1 : 0;
 }
 
 void zap_shape(struct vm_params *p)

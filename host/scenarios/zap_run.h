@@ -16,6 +16,8 @@ struct zap_opts {
 	u32 count;		/* --zap-count */
 	u32 duration_s;		/* --zap-duration, 0: count only */
 	u32 pause_us;		/* --zap-pause */
+	enum dlog_mode dlog;	/* --dirty-log, DLOG_NONE: off */
+	bool verify;		/* --verify */
 };
 
 enum zap_metric {

@@ -111,6 +111,20 @@ static bool vcpu_handle_exit(struct vcpu *v)
 	}
 }
 
+/*
+ * Out of KVM_RUN, so out of guest mode: every write before this exit has
+ * been flushed, which answers any sync asked so far.  Reading the request
+ * here is enough even if it came after the exit: the vCPU has not been in
+ * guest mode since.
+ */
+static void vcpu_answer_sync(struct vcpu *v)
+{
+	u64 req = __atomic_load_n(&v->sync_req, __ATOMIC_ACQUIRE);
+
+	if (req != v->sync_ack)
+		__atomic_store_n(&v->sync_ack, req, __ATOMIC_RELEASE);
+}
+
 static void *vcpu_thread(void *arg)
 {
 	struct vcpu *v = arg;
@@ -128,6 +142,9 @@ static void *vcpu_thread(void *arg)
 					vcpu_end(v, VCPU_KICKED);
 					break;
 				}
+				/* A sync's kick, not a stop: run on. */
+				v->run->immediate_exit = 0;
+				vcpu_answer_sync(v);
 				continue;
 			}
 			snprintf(v->err, sizeof(v->err), "KVM_RUN failed: %s%s",
@@ -137,6 +154,7 @@ static void *vcpu_thread(void *arg)
 			vcpu_end(v, VCPU_ERROR);
 			break;
 		}
+		vcpu_answer_sync(v);
 		if (!vcpu_handle_exit(v))
 			break;
 	}
@@ -184,6 +202,40 @@ void vcpu_kick_all(struct vm *vm)
 			continue;
 		v->run->immediate_exit = 1;
 		pthread_kill(v->thread, KICK_SIGNAL);
+	}
+}
+
+/* A kicked vCPU that has not answered in this long is stuck in KVM. */
+#define SYNC_TIMEOUT_MS	60000
+
+void vcpu_sync_all(struct vm *vm)
+{
+	double t = now_ms();
+	u32 i;
+
+	for (i = 0; i < vm->p.nr_vcpus; i++) {
+		struct vcpu *v = &vm->vcpus[i];
+
+		if (!v->started || __atomic_load_n(&v->end, __ATOMIC_ACQUIRE))
+			continue;
+		__atomic_store_n(&v->sync_req, v->sync_req + 1,
+				 __ATOMIC_RELEASE);
+		/* Either stops it: the signal in guest mode, the flag before. */
+		v->run->immediate_exit = 1;
+		pthread_kill(v->thread, KICK_SIGNAL);
+	}
+	for (i = 0; i < vm->p.nr_vcpus; i++) {
+		struct vcpu *v = &vm->vcpus[i];
+
+		while (v->started &&
+		       !__atomic_load_n(&v->end, __ATOMIC_ACQUIRE) &&
+		       __atomic_load_n(&v->sync_ack, __ATOMIC_ACQUIRE) !=
+		       v->sync_req) {
+			if (now_ms() - t > SYNC_TIMEOUT_MS)
+				die("vCPU %u did not leave guest mode within "
+				    "%d s of a kick", i, SYNC_TIMEOUT_MS / 1000);
+			sched_yield();
+		}
 	}
 }
 

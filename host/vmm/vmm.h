@@ -92,6 +92,8 @@ struct vcpu {
 	char regs[512];		/* register dump at the end, if any */
 	struct kstats stats;
 	struct mmub_mailbox *mb;
+	u64 sync_req;		/* vcpu_sync_all(): asked by the host */
+	u64 sync_ack;		/* answered after an exit from KVM_RUN */
 };
 
 /* A memslot of the test memory. */
@@ -155,6 +157,12 @@ int vm_watch_vcpu(struct vm *vm, struct vm_watch *w, u32 i, const char *what);
 int vcpu_create(struct vm *vm, u32 id);
 int vcpu_start(struct vcpu *v);
 void vcpu_kick_all(struct vm *vm);
+/*
+ * Make every running vCPU leave guest mode once and wait until each has,
+ * without stopping them: afterwards KVM has flushed what it buffers per
+ * vCPU (PML) for every write done before the call.
+ */
+void vcpu_sync_all(struct vm *vm);
 void vcpu_join(struct vcpu *v);
 
 /* elf.c */
