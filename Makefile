@@ -80,8 +80,8 @@ HOST_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wshadow \
 # engine/ what the engine needs in a host process (README.md, "Design").
 HOST_SRCS := $(wildcard host/*.c host/util/*.c host/vmm/*.c \
 	host/vmm/arch/$(ARCH)/*.c host/kernel/*.c host/scenarios/*.c \
-	host/results/*.c host/backend/*.c host/engine/*.c) $(COMMON_SRCS) \
-	$(ENGINE_SRCS)
+	host/results/*.c host/backend/*.c host/engine/*.c host/migrate/*.c) \
+	$(COMMON_SRCS) $(ENGINE_SRCS)
 HOST_OBJS := $(HOST_SRCS:%.c=$(HOST_OUT)/obj/host/%.o)
 HOST_BIN := $(HOST_OUT)/mmubench
 

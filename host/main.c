@@ -11,6 +11,7 @@
 #include "util/util.h"
 #include "cli.h"
 #include "results/commands.h"
+#include "migrate/migrate.h"
 #include "scenarios/scenarios.h"
 
 #ifndef MMUB_VERSION
@@ -23,9 +24,13 @@ static const struct scenario *const scenarios[] = {
 	&scenario_zap,
 	&scenario_nx_recovery,
 	&scenario_bench,
+	&scenario_migrate,
 };
 
-/* Commands with their own arguments: they work on results, not on a VM. */
+/*
+ * Commands with their own arguments: they work on results, or are the
+ * far end of a scenario (migrate-receive), not a VM of their own.
+ */
 static const struct command {
 	const char *name;
 	const char *help;
@@ -38,6 +43,8 @@ static const struct command {
 	  cmd_ab },
 	{ "merge", "OUT.json IN.json...: the runs of several documents in one",
 	  cmd_merge },
+	{ "migrate-receive", "--listen PORT: the destination of migrate --to",
+	  cmd_migrate_receive },
 };
 
 static void usage(FILE *f)

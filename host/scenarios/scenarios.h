@@ -10,5 +10,6 @@ extern const struct scenario scenario_dirty_log;
 extern const struct scenario scenario_zap;
 extern const struct scenario scenario_nx_recovery;
 extern const struct scenario scenario_bench;
+extern const struct scenario scenario_migrate;
 
 #endif
