@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "util/util.h"
+#include "util/bitmap.h"
 #include "util/parse.h"
 #include "results/json.h"
 #include "scenarios/dirty_log_table.h"
@@ -170,15 +171,6 @@ static const struct field run_fields[] = {
 };
 
 
-static u64 popcount_map(const u64 *map, u64 bits)
-{
-	u64 n = 0;
-
-	for (u64 w = 0; w * 64 < bits; w++)
-		n += (u64)__builtin_popcountll(map[w]);
-	return n;
-}
-
 static void take_times(struct dl_iter *it, const struct dlog *d)
 {
 	it->get_ms = d->get_ms;
@@ -197,10 +189,10 @@ static u64 harvest(struct vm *vm, struct dl_run *r)
 	if (r->verified) {
 		if (oracle_round(&r->o, vm))
 			return ~0ULL;
-		return popcount_map(r->o.dirty, r->o.pages);
+		return bitmap_weight(r->o.dirty, r->o.pages);
 	}
 	dlog_harvest(&r->d);
-	n = popcount_map(r->d.dirty, r->d.pages);
+	n = bitmap_weight(r->d.dirty, r->d.pages);
 	memset(r->d.dirty, 0, (r->d.pages / 64 + 1) * 8);
 	return n;
 }
@@ -271,7 +263,7 @@ static void enable_at_rest(struct vm *vm, struct run *run, struct dl_run *r)
 {
 	enable(vm, run, r);
 	dlog_harvest(&r->d);
-	r->first_reported = popcount_map(r->d.dirty, r->d.pages);
+	r->first_reported = bitmap_weight(r->d.dirty, r->d.pages);
 	memset(r->d.dirty, 0, (r->d.pages / 64 + 1) * 8);
 }
 
@@ -294,7 +286,7 @@ static int enable_writing(struct vm *vm, struct run *run, struct dl_run *r,
 	if (oracle_live(&r->o, vm))
 		return -1;
 	lost = oracle_round(&r->o, vm);
-	r->first_reported = popcount_map(r->o.dirty, r->o.pages);
+	r->first_reported = bitmap_weight(r->o.dirty, r->o.pages);
 	if (vm_stop_loop(vm))
 		return -1;
 	oracle_writing(&r->o, false);

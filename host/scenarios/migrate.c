@@ -27,6 +27,7 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include "util/util.h"
+#include "util/bitmap.h"
 #include "util/parse.h"
 #include "results/json.h"
 #include "migrate/wire.h"
@@ -222,21 +223,12 @@ static int send_page(struct mig *m, u64 p, u32 round)
 	return zero ? 0 : wire_send(&m->w, src, MMUB_SZ_4K);
 }
 
-static u64 count_bits(const u64 *map, u64 bits)
-{
-	u64 n = 0;
-
-	for (u64 w = 0; w * 64 < bits; w++)
-		n += (u64)__builtin_popcountll(map[w]);
-	return n;
-}
-
 static int send_round(struct mig *m, u32 round)
 {
 	for (u64 p = 0; p < m->pages; p++) {
-		if (!(m->pending[p / 64] & (1ULL << (p % 64))))
+		if (!bitmap_test(m->pending, p))
 			continue;
-		m->pending[p / 64] &= ~(1ULL << (p % 64));
+		bitmap_assign(m->pending, p, false);
 		if ((s64)p != o.skip && send_page(m, p, round))
 			return -1;
 	}
@@ -250,7 +242,7 @@ static u64 harvest(struct mig *m, u64 *scratch)
 	dlog_take(&m->d, scratch);
 	for (u64 w = 0; w * 64 < m->pages; w++)
 		m->pending[w] |= scratch[w];
-	return count_bits(m->pending, m->pages);
+	return bitmap_weight(m->pending, m->pages);
 }
 
 /* Would @n pages go within the downtime, at the cap or the last rate? */
@@ -270,7 +262,7 @@ static int precopy(struct vm *vm, struct mig *m, u64 *scratch)
 
 	dlog_enable(&m->d, true);
 	harvest(m, scratch);
-	m->first_harvest = count_bits(m->pending, m->pages);
+	m->first_harvest = bitmap_weight(m->pending, m->pages);
 	if (o.mode != DLOG_CLEAR_INIT_SET)
 		memset(m->pending, 0xff, (m->pages + 63) / 64 * 8);
 	for (;;) {

@@ -4,21 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "util/util.h"
+#include "util/bitmap.h"
 #include "results/json.h"
 #include "scenarios/oracle.h"
-
-static bool test_bit(const u64 *map, u64 i)
-{
-	return map[i / 64] & (1ULL << (i % 64));
-}
-
-static void assign_bit(u64 *map, u64 i, bool v)
-{
-	if (v)
-		map[i / 64] |= 1ULL << (i % 64);
-	else
-		map[i / 64] &= ~(1ULL << (i % 64));
-}
 
 static u64 page_word(const struct vm *vm, u64 page)
 {
@@ -109,7 +97,7 @@ static void check_changed(struct oracle *o, const struct vm *vm, u64 p,
 	else if (ep < o->epoch && !dirty)
 		missed(o, vm, p, "written before the harvest");
 	else if (!dirty)
-		assign_bit(o->pending, p, true);
+		bitmap_assign(o->pending, p, true);
 }
 
 /* Reported, but unchanged since the last look: raced, later, or false. */
@@ -124,7 +112,7 @@ static u64 check_unchanged(struct oracle *o, u64 p, u64 cur)
 		return 0;
 	}
 	if (o->writing) {
-		assign_bit(o->suspect, p, true);
+		bitmap_assign(o->suspect, p, true);
 		return 0;
 	}
 	return 1;
@@ -137,7 +125,7 @@ static u64 check_unchanged(struct oracle *o, u64 p, u64 cur)
  */
 static u64 check_suspect(struct oracle *o, u64 p, u64 cur)
 {
-	assign_bit(o->suspect, p, false);
+	bitmap_assign(o->suspect, p, false);
 	if (cur != o->prev[p] && (cur || o->zeroes)) {
 		o->in_flight++;
 		return 0;
@@ -152,14 +140,14 @@ static u64 check(struct oracle *o, const struct vm *vm)
 
 	for (u64 p = 0; p < o->pages; p++) {
 		u64 cur = page_word(vm, p);
-		bool dirty = test_bit(o->dirty, p);
-		bool was_pending = test_bit(o->pending, p);
+		bool dirty = bitmap_test(o->dirty, p);
+		bool was_pending = bitmap_test(o->pending, p);
 
 		o->reported += dirty;
-		if (test_bit(o->suspect, p))
+		if (bitmap_test(o->suspect, p))
 			late += check_suspect(o, p, cur);
 		if (was_pending) {
-			assign_bit(o->pending, p, false);
+			bitmap_assign(o->pending, p, false);
 			if (!dirty)
 				missed(o, vm, p, "written late in the previous "
 				       "round, not in this harvest either");

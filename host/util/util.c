@@ -10,15 +10,21 @@
 #include <unistd.h>
 #include "util/util.h"
 
+/* One line on stderr: "mmubench: " and the message. */
+static void vmsg(const char *fmt, va_list ap)
+{
+	fprintf(stderr, MMUB_NAME ": ");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void err_msg(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, MMUB_NAME ": ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 /* exit() runs the undos of util/cleanup.h (atexit). */
@@ -26,11 +32,9 @@ void die(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, MMUB_NAME ": ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(2);
 }
 
