@@ -5,31 +5,20 @@
  * and 003 tabulate it (memory_global_dirty_log_start in QEMU).  A row
  * this machine cannot provide says n/a and why; none is dropped.
  */
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "util/util.h"
 #include "kernel/dirty_log.h"
 #include "results/json.h"
 #include "results/statistics.h"
 #include "scenarios/dirty_log_table.h"
-
-static const struct table_row {
-	const char *name;
-	enum backing_type backing;
-	u64 page;
-} rows[] = {
-	{ "4K", BACKING_ANONYMOUS, MMUB_SZ_4K },
-	{ "2M", BACKING_ANONYMOUS_THP, MMUB_SZ_2M },
-	{ "1G", BACKING_ANONYMOUS_HUGETLB_1GB, MMUB_SZ_1G },
-};
+#include "scenarios/page_rows.h"
 
 static const enum dlog_mode cols[] = {
 	DLOG_GET, DLOG_CLEAR, DLOG_CLEAR_INIT_SET,
 };
 
-#define NR_ROWS	MMUB_ARRAY_SIZE(rows)
+#define NR_ROWS	NR_PAGE_ROWS
 #define NR_COLS	MMUB_ARRAY_SIZE(cols)
 
 struct cell {
@@ -47,29 +36,8 @@ static double median(const double *v, u32 n)
 	return st.median;
 }
 
-static const char *row_unavailable(const struct vm_params *p,
-				   const struct table_row *row)
-{
-	static char why[200];
-	int fd;
-
-	if (row->page == MMUB_SZ_1G) {
-		fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			return "/dev/kvm";
-		if (!arch_supports_page(fd, row->page, why, sizeof(why))) {
-			close(fd);
-			return why;
-		}
-		close(fd);
-	}
-	return backing_unavailable(row->backing,
-				   p->vcpu_bytes * p->nr_vcpus,
-				   p->reserve_hugepages);
-}
-
 struct cell_run {
-	const struct table_row *row;
+	const struct page_row *row;
 	enum dlog_mode mode;
 	double ms;
 };
@@ -109,7 +77,7 @@ static void print_table(const struct common *c, struct cell cl[][NR_COLS])
 		printf(" %15s", "--------------");
 	printf("\n");
 	for (u32 r = 0; r < NR_ROWS; r++) {
-		printf("  %-10s", rows[r].name);
+		printf("  %-10s", page_rows[r].name);
 		if (cl[r][0].na) {
 			printf(" n/a: %s\n", cl[r][0].na);
 			continue;
@@ -134,9 +102,9 @@ static void na_rows(struct doc *doc, struct cell cl[][NR_COLS])
 			if (!cl[r][k].na)
 				continue;
 			o = json_object();
-			jset(o, "page", json_string(rows[r].name));
+			jset(o, "page", json_string(page_rows[r].name));
 			jset(o, "backing",
-			     json_string(backing_names[rows[r].backing]));
+			     json_string(backing_names[page_rows[r].backing]));
 			jset(o, "mode", json_string(dlog_mode_names[cols[k]]));
 			jset(o, "na", json_string(cl[r][k].na));
 			json_array_append_new(doc->runs, o);
@@ -150,13 +118,11 @@ static int measure_row(struct doc *doc, const struct common *c, u32 r,
 	struct vm_params p = c->vm;
 	const char *na;
 
-	p.guest_page = rows[r].page;
-	p.backing = rows[r].backing;
-	p.vcpu_bytes = mmub_align_up(c->vm.vcpu_bytes, rows[r].page);
-	na = row_unavailable(&p, &rows[r]);
+	page_row_params(&p, &page_rows[r]);
+	na = page_row_unavailable(&p, &page_rows[r]);
 	for (u32 k = 0; k < NR_COLS; k++) {
 		struct cell *cl = &cells[k];
-		struct cell_run cr = { .row = &rows[r], .mode = cols[k] };
+		struct cell_run cr = { .row = &page_rows[r], .mode = cols[k] };
 		struct run_hooks h = { .once = once, .arg = &cr };
 
 		cl->na = na ? strdup(na) : NULL;
