@@ -188,6 +188,26 @@ bool engine_pass(struct engine *e, u64 generation, bool loop,
 	return complete;
 }
 
+/*
+ * The guest's history: one stamp in every 4K page of the slice, whatever
+ * the workload selects, so that memory written long ago (page cache, old
+ * heap) holds data a migration must carry even if the working set of
+ * later passes is smaller.
+ */
+static void engine_fill(struct engine *e, u64 generation)
+{
+	u64 stamp = batch_boundary(e, generation), off;
+
+	for (off = 0; off < e->slice_size; off += MMUB_SZ_4K)
+		*(volatile u64 *)(e->slice + off) = stamp;
+	e->mb->last = (struct mmub_pass){
+		.generation = generation,
+		.accesses = e->slice_size / MMUB_SZ_4K,
+		.writes = e->slice_size / MMUB_SZ_4K,
+	};
+	batch_boundary(e, generation);
+}
+
 static void run_loop(struct engine *e, u64 generation)
 {
 	struct mmub_pass total = { .generation = generation }, rec;
@@ -240,6 +260,9 @@ void engine_serve(struct engine *e)
 			break;
 		case MMUB_CMD_LOOP:
 			run_loop(e, arg);
+			break;
+		case MMUB_CMD_FILL:
+			engine_fill(e, arg);
 			break;
 		case MMUB_CMD_EXIT:
 			mmub_store_release(&mb->state, MMUB_STATE_DONE);

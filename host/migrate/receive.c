@@ -24,6 +24,7 @@
 
 struct dest {
 	int fd;
+	struct wire_in in;
 	u64 pages;
 	u8 *mem;
 	u64 page_msgs, zero_msgs, rounds;
@@ -40,11 +41,16 @@ static int apply(struct dest *d, const struct wire_msg *m)
 	switch (m->type) {
 	case WIRE_PAGE:
 		d->page_msgs++;
-		return wire_read(d->fd, d->mem + m->page * MMUB_SZ_4K,
-				 MMUB_SZ_4K);
+		return wire_in_read(&d->in, d->mem + m->page * MMUB_SZ_4K,
+				    MMUB_SZ_4K);
 	case WIRE_ZERO:
 		d->zero_msgs++;
-		memset(d->mem + m->page * MMUB_SZ_4K, 0, MMUB_SZ_4K);
+		/*
+		 * As QEMU's destination does: a page that already reads as
+		 * zeros is left alone, so untouched memory stays unallocated.
+		 */
+		if (!wire_page_zero(d->mem + m->page * MMUB_SZ_4K))
+			memset(d->mem + m->page * MMUB_SZ_4K, 0, MMUB_SZ_4K);
 		return 0;
 	case WIRE_ROUND:
 		d->rounds++;
@@ -72,7 +78,7 @@ static int answer(struct dest *d)
 		return -1;
 	}
 	free(h);
-	while (!wire_read(d->fd, &m, sizeof(m))) {
+	while (!wire_in_read(&d->in, &m, sizeof(m))) {
 		if (m.type != WIRE_GET || m.page >= d->pages)
 			return -1;
 		m.type = WIRE_BYTES;
@@ -89,7 +95,8 @@ int migrate_serve(int fd)
 	struct wire_hdr hdr;
 	struct wire_msg m;
 
-	if (wire_read(fd, &hdr, sizeof(hdr)) || hdr.magic != WIRE_MAGIC ||
+	wire_in_init(&d.in, fd);
+	if (wire_in_read(&d.in, &hdr, sizeof(hdr)) || hdr.magic != WIRE_MAGIC ||
 	    !hdr.pages || hdr.pages > WIRE_MAX_PAGES) {
 		err_msg("migrate-receive: no mmubench migration stream on the "
 			"connection");
@@ -103,7 +110,7 @@ int migrate_serve(int fd)
 			(unsigned long long)d.pages, strerror(errno));
 		return 1;
 	}
-	while (!wire_read(fd, &m, sizeof(m)) && m.type != WIRE_DONE)
+	while (!wire_in_read(&d.in, &m, sizeof(m)) && m.type != WIRE_DONE)
 		if (apply(&d, &m))
 			return 1;
 	if (m.type != WIRE_DONE) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The migration stream's transport and checks; see wire.h. */
 #include <errno.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
@@ -74,12 +75,59 @@ static void pace(struct wire *w, size_t len)
 	w->tokens -= (double)len;
 }
 
-int wire_send(struct wire *w, const void *buf, size_t len)
+int wire_flush(struct wire *w)
 {
+	size_t len = w->len;
+
+	if (!len)
+		return 0;
 	if (w->rate > 0)
 		pace(w, len);
+	w->len = 0;
+	return wire_write(w->fd, w->buf, len);
+}
+
+int wire_send(struct wire *w, const void *buf, size_t len)
+{
+	if (w->len + len > sizeof(w->buf) && wire_flush(w))
+		return -1;
+	memcpy(w->buf + w->len, buf, len);
+	w->len += len;
 	w->bytes += len;
-	return wire_write(w->fd, buf, len);
+	return 0;
+}
+
+void wire_in_init(struct wire_in *in, int fd)
+{
+	in->fd = fd;
+	in->pos = in->len = 0;
+}
+
+int wire_in_read(struct wire_in *in, void *buf, size_t len)
+{
+	u8 *p = buf;
+	size_t n;
+	ssize_t got;
+
+	while (len) {
+		if (in->pos == in->len) {
+			got = read(in->fd, in->buf, sizeof(in->buf));
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got == 0)
+				errno = 0;
+			if (got <= 0)
+				return -1;
+			in->pos = 0;
+			in->len = (size_t)got;
+		}
+		n = mmub_min(len, in->len - in->pos);
+		memcpy(p, in->buf + in->pos, n);
+		in->pos += n;
+		p += n;
+		len -= n;
+	}
+	return 0;
 }
 
 u64 wire_page_hash(const void *page)

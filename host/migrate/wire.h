@@ -40,21 +40,41 @@ struct wire_msg {
 	u64 page;
 };
 
-/* One end of the stream; sends are paced at @rate bytes/s (0: no cap). */
+/*
+ * Both ends buffer the stream, as QEMU's does: a system call per 16-byte
+ * zero marker would cost more than the zero check it follows.
+ */
+#define WIRE_BUF	(64 * 1024)
+
+/* The sending end; flushes are paced at @rate bytes/s (0: no cap). */
 struct wire {
 	int fd;
 	double rate;
 	double tokens;		/* bytes that may go now */
 	double refilled_ms;
 	u64 bytes;		/* sent so far */
+	size_t len;		/* bytes in buf */
+	u8 buf[WIRE_BUF];
+};
+
+/* The receiving end. */
+struct wire_in {
+	int fd;
+	size_t pos, len;
+	u8 buf[WIRE_BUF];
 };
 
 void wire_init(struct wire *w, int fd, double rate);
+/* Queue @len <= WIRE_BUF bytes; whole buffers go when it is full. */
+int wire_send(struct wire *w, const void *buf, size_t len);
+/* Send what is queued: at the end of a round, before waiting for replies. */
+int wire_flush(struct wire *w);
+void wire_in_init(struct wire_in *in, int fd);
+int wire_in_read(struct wire_in *in, void *buf, size_t len);
 /*
  * Whole buffers on a socket, or -1 with errno set (0 at EOF); a peer that
  * went away is an error, not SIGPIPE.
  */
-int wire_send(struct wire *w, const void *buf, size_t len);
 int wire_read(int fd, void *buf, size_t len);
 int wire_write(int fd, const void *buf, size_t len);
 /* FNV-1a over a 4K page, 8 bytes at a time. */

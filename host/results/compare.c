@@ -61,6 +61,15 @@ static const struct default_metric defaults[] = {
 	  "results.runs[].nx_recovery.recovery_pages_4k_delta" },
 	{ "nx-recovery", "reexecute_pf_fixed",
 	  "results.runs[].nx_recovery.reexecute_pf_fixed" },
+	/* Seed 000's second table: what the first harvest lets it skip. */
+	{ "migrate", "total_ms", "results.runs[].migrate.total_ms" },
+	{ "migrate", "first_harvest", "results.runs[].migrate.first_harvest" },
+	{ "migrate", "pages_sent", "results.runs[].migrate.pages_sent" },
+	{ "migrate", "zero_pages", "results.runs[].migrate.zero_pages" },
+	{ "migrate", "bytes", "results.runs[].migrate.bytes" },
+	{ "migrate", "downtime_ms", "results.runs[].migrate.downtime_ms" },
+	{ "migrate", "zero_check_ms", "results.runs[].migrate.zero_check_ms" },
+	{ "migrate", "mismatches", "results.runs[].migrate.mismatches" },
 };
 
 /*
@@ -71,6 +80,7 @@ static const struct default_metric defaults[] = {
 static const struct { const char *scenario, *keys[4]; } groups[] = {
 	{ "zap", { "zap.pattern" } },
 	{ "dirty-log", { "dirty_log.mode", "page", "backing", "mode" } },
+	{ "migrate", { "page" } },
 };
 
 static void usage(FILE *f)

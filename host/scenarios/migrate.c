@@ -3,20 +3,15 @@
  * Scenario "migrate" (seed 000's second table): pre-copy live migration
  * of the test memory while the vCPUs keep writing, to a destination
  * process ("migrate-receive", started here on a Unix socket, or on
- * another host with --to), then a byte-for-byte check.
+ * another host with --to), then a byte-for-byte check.  The rounds are
+ * in migrate/source.c; this file sets the run up and reports it.
  *
- *  round 1   with --mode clear-init-set, what the first harvest reports
- *            (the seed's point: the arm64 series reports only mapped
- *            pages); in the other modes every page, as QEMU's own
- *            bitmap starts full.  Every page sent is zero-checked first,
- *            and a zero page goes as a marker.
- *  round 2+  what each harvest reports, at --bandwidth.
- *  stop      when the pending pages would take less than --downtime-ms
- *            at the rate, or after --max-rounds: the vCPUs pause, the
- *            last harvest is sent, and the time until the destination
- *            has it all is the downtime.
- *  check     the destination's hash of every page against the source's;
- *            a mismatch names slot, gfn and the round that last sent it.
+ * --table runs one migration per page size (the seed's rows).
+ * --invalidate is the arm64 series' own doubt: the guest writes every
+ * page (its history), the host invalidates the stage-2 mappings keeping
+ * the content, and only then do the working set's writes and logging
+ * start.  Whoever trusts a first harvest of mapped pages loses the
+ * history the working set does not rewrite; the check counts it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,18 +19,31 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include "util/util.h"
-#include "util/bitmap.h"
 #include "util/parse.h"
 #include "results/json.h"
-#include "migrate/wire.h"
-#include "scenarios/oracle.h"
+#include "migrate/source.h"
+#include "scenarios/page_rows.h"
 #include "scenarios/scenarios.h"
+
+/* Linux 6.1; older C libraries do not name it. */
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE	25
+#endif
 
 enum {
 	O_MODE = 512, O_BANDWIDTH, O_DOWNTIME, O_MAX_ROUNDS, O_TO, O_SKIP,
+	O_TABLE, O_INVALIDATE, O_IDLE,
+};
+
+enum invalidate { INV_OFF, INV_NONE, INV_MPROTECT, INV_COLLAPSE };
+
+static const char *const inv_names[] = {
+	[INV_OFF] = "off", [INV_NONE] = "none", [INV_MPROTECT] = "mprotect",
+	[INV_COLLAPSE] = "collapse",
 };
 
 static const struct opt opts[] = {
@@ -51,48 +59,73 @@ static const struct opt opts[] = {
 	{ "to", O_TO, required_argument, "HOST:PORT",
 	  "send to \"mmubench migrate-receive --listen PORT\" there "
 	  "(default: a receiver process here, on a Unix socket)" },
+	{ "table", O_TABLE, no_argument, NULL,
+	  "one migration per page size, 4K, 2M and 1G (n/a and why where "
+	  "this machine has none): the seed's rows" },
+	{ "invalidate", O_INVALIDATE, required_argument, "KIND",
+	  "the guest first writes every page, then the host invalidates "
+	  "its stage-2 mappings keeping the content: mprotect (read-only "
+	  "and back), collapse (MADV_COLLAPSE into THPs, -s anonymous), "
+	  "none (the control: nothing invalidated)" },
+	{ "idle", O_IDLE, no_argument, NULL,
+	  "the vCPUs write their working set, then idle while it migrates "
+	  "(seed 000's setting: the memory pressure was written before)" },
 	{ "debug-skip-page", O_SKIP, required_argument, "P",
 	  "never send test page P: the check must fail, naming it" },
 	{ NULL },
 };
 
 static struct {
-	enum dlog_mode mode;
-	u64 bandwidth;
-	u32 downtime_ms;
-	u32 max_rounds;
+	struct mig_params mp;
 	const char *to;
-	s64 skip;
+	bool table;
+	bool idle;
+	enum invalidate inv;
 	int to_fd;		/* --to's connection, made before the VM */
 } o = {
-	.mode = DLOG_CLEAR_INIT_SET, .downtime_ms = 300, .max_rounds = 30,
-	.skip = -1, .to_fd = -1,
+	.mp = { .mode = DLOG_CLEAR_INIT_SET, .downtime_ms = 300,
+		.max_rounds = 30, .skip = -1 },
+	.to_fd = -1,
 };
 
 static void parse(int key, const char *arg)
 {
 	switch (key) {
 	case O_MODE:
-		o.mode = dlog_parse_mode("--mode", arg);
+		o.mp.mode = dlog_parse_mode("--mode", arg);
 		break;
 	case O_BANDWIDTH:
-		if (mmub_parse_size(arg, &o.bandwidth))
+		if (mmub_parse_size(arg, &o.mp.bandwidth))
 			die("--bandwidth %s: bytes per second, with k/m/g "
 			    "suffix (0: no cap)", arg);
 		break;
 	case O_DOWNTIME:
-		o.downtime_ms = (u32)parse_u64("--downtime-ms", arg, 1, 100000);
+		o.mp.downtime_ms = (u32)parse_u64("--downtime-ms", arg, 1,
+						  100000);
 		break;
 	case O_MAX_ROUNDS:
-		o.max_rounds = (u32)parse_u64("--max-rounds", arg, 1, 10000);
+		o.mp.max_rounds = (u32)parse_u64("--max-rounds", arg, 1,
+						 10000);
 		break;
 	case O_TO:
 		if (!strchr(arg, ':'))
 			die("--to %s: HOST:PORT", arg);
 		o.to = arg;
 		break;
+	case O_TABLE:
+		o.table = true;
+		break;
+	case O_IDLE:
+		o.idle = true;
+		break;
+	case O_INVALIDATE:
+		for (o.inv = INV_NONE; o.inv <= INV_COLLAPSE; o.inv++)
+			if (!strcmp(arg, inv_names[o.inv]))
+				return;
+		die("--invalidate %s: mprotect, collapse or none", arg);
 	case O_SKIP:
-		o.skip = (s64)parse_u64("--debug-skip-page", arg, 0, 1ULL << 40);
+		o.mp.skip = (s64)parse_u64("--debug-skip-page", arg, 0,
+					   1ULL << 40);
 		break;
 	}
 }
@@ -127,37 +160,34 @@ static void validate(struct common *c)
 {
 	u64 pages = c->vm.vcpu_bytes * c->vm.nr_vcpus / MMUB_SZ_4K;
 
-	if (o.skip >= (s64)pages)
+	if (o.mp.skip >= (s64)pages)
 		die("--debug-skip-page %lld: the test memory has pages 0..%llu",
-		    (long long)o.skip, (unsigned long long)pages - 1);
-	if (dlog_is_ring(o.mode)) {
+		    (long long)o.mp.skip, (unsigned long long)pages - 1);
+	if (dlog_is_ring(o.mp.mode)) {
 		c->vm.dirty_ring_bytes = DLOG_RING_DEFAULT;
-		c->vm.dirty_ring_acq_rel = o.mode == DLOG_RING_ACQ_REL;
+		c->vm.dirty_ring_acq_rel = o.mp.mode == DLOG_RING_ACQ_REL;
 	}
-	dlog_preflight(o.mode, c->vm.dirty_ring_bytes);
+	dlog_preflight(o.mp.mode, c->vm.dirty_ring_bytes);
+	if (o.to && o.table)
+		die("--to: a receiver takes one migration; not with --table");
 	if (o.to && c->repeat > 1)
-		die("--to: a receiver takes one migration; not with --repeat %u",
-		    c->repeat);
+		die("--to: a receiver takes one migration; not with --repeat "
+		    "%u", c->repeat);
+	if (o.table && (c->given & (GIVEN_BACKING | GIVEN_PAGE)))
+		die("--table: each row sets its own backing and page size; "
+		    "not with -s or --guest-page");
+	if (o.inv == INV_COLLAPSE && c->vm.backing != BACKING_ANONYMOUS)
+		die("--invalidate collapse: collapses 4K anonymous memory; "
+		    "not with -s %s", backing_names[c->vm.backing]);
+	if (o.inv == INV_COLLAPSE && o.table)
+		die("--invalidate collapse: 4K anonymous memory only; not "
+		    "with --table");
+	o.mp.progress = isatty(STDERR_FILENO);
+	o.mp.idle = o.idle;
 	/* An unreachable receiver is said before any VM exists. */
 	if (o.to)
 		o.to_fd = connect_to(o.to);
 }
-
-struct mig {
-	u32 rounds;
-	u64 pages_sent, zero_pages, first_harvest;
-	double total_ms, downtime_ms, zero_check_ms, wire_mib;
-	double start_ms, stop_ms;
-	u64 verified, mismatches;
-	/* source side */
-	struct wire w;
-	pid_t child;
-	u64 pages;
-	u8 *mem;
-	u64 *pending;		/* bitmap: to send */
-	u32 *sent_in;		/* round that last sent each page, 0: none */
-	struct dlog d;
-};
 
 static const struct field mig_fields[] = {
 	FIELD(struct mig, total_ms, FIELD_DOUBLE, 10, 1),
@@ -198,166 +228,15 @@ static int spawn_receiver(pid_t *child)
 	return sv[0];
 }
 
-
-static int send_msg(struct mig *m, u32 type, u32 arg, u64 page)
-{
-	struct wire_msg msg = { .type = type, .arg = arg, .page = page };
-
-	return wire_send(&m->w, &msg, sizeof(msg));
-}
-
-/* Zero-checked first, as QEMU does: a zero page goes as a marker. */
-static int send_page(struct mig *m, u64 p, u32 round)
-{
-	const u8 *src = m->mem + p * MMUB_SZ_4K;
-	double t = now_ms();
-	bool zero = wire_page_zero(src);
-
-	if (round == 1)
-		m->zero_check_ms += now_ms() - t;
-	m->sent_in[p] = round;
-	m->pages_sent++;
-	m->zero_pages += zero;
-	if (send_msg(m, zero ? WIRE_ZERO : WIRE_PAGE, round, p))
-		return -1;
-	return zero ? 0 : wire_send(&m->w, src, MMUB_SZ_4K);
-}
-
-static int send_round(struct mig *m, u32 round)
-{
-	for (u64 p = 0; p < m->pages; p++) {
-		if (!bitmap_test(m->pending, p))
-			continue;
-		bitmap_assign(m->pending, p, false);
-		if ((s64)p != o.skip && send_page(m, p, round))
-			return -1;
-	}
-	return send_msg(m, WIRE_ROUND, round, 0);
-}
-
-/* OR a harvest into the pages to send; how many are pending now. */
-static u64 harvest(struct mig *m, u64 *scratch)
-{
-	dlog_harvest(&m->d);
-	dlog_take(&m->d, scratch);
-	for (u64 w = 0; w * 64 < m->pages; w++)
-		m->pending[w] |= scratch[w];
-	return bitmap_weight(m->pending, m->pages);
-}
-
-/* Would @n pages go within the downtime, at the cap or the last rate? */
-static bool converged(u64 n, double last_rate)
-{
-	double rate = o.bandwidth ? (double)o.bandwidth : last_rate;
-
-	return rate > 0 && n * MMUB_SZ_4K * 1e3 / rate <= o.downtime_ms;
-}
-
-/* Rounds while the vCPUs write; then pause them and copy the rest. */
-static int precopy(struct vm *vm, struct mig *m, u64 *scratch)
-{
-	double t, rate = 0;
-	u32 r = 1;
-	u64 n, bytes;
-
-	dlog_enable(&m->d, true);
-	harvest(m, scratch);
-	m->first_harvest = bitmap_weight(m->pending, m->pages);
-	if (o.mode != DLOG_CLEAR_INIT_SET)
-		memset(m->pending, 0xff, (m->pages + 63) / 64 * 8);
-	for (;;) {
-		t = now_ms();
-		bytes = m->w.bytes;
-		if (send_round(m, r))
-			return -1;
-		rate = (double)(m->w.bytes - bytes) * 1e3 /
-		       mmub_max(now_ms() - t, 1e-3);
-		n = harvest(m, scratch);
-		if (++r > o.max_rounds || converged(n, rate))
-			break;
-	}
-	m->stop_ms = now_ms();
-	if (vm_stop_loop(vm))
-		return -1;
-	harvest(m, scratch);
-	if (send_round(m, r) || send_msg(m, WIRE_DONE, r, 0))
-		return -1;
-	m->rounds = r;
-	return 0;
-}
-
-static void describe(const struct vm *vm, const struct mig *m, u64 p,
-		     const u8 *theirs)
-{
-	const u64 *a = (const u64 *)(m->mem + p * MMUB_SZ_4K);
-	const u64 *b = (const u64 *)theirs;
-	char where[64], last[32] = "never sent";
-	u32 i = 0;
-
-	while (i < MMUB_SZ_4K / 8 - 1 && a[i] == b[i])
-		i++;
-	if (m->sent_in[p])
-		snprintf(last, sizeof(last), "last sent in round %u",
-			 m->sent_in[p]);
-	oracle_describe(vm, p, where, sizeof(where));
-	err_msg("migrate: %s differs at the destination from byte %u on "
-		"(0x%llx here, 0x%llx there; %s)", where, i * 8,
-		(unsigned long long)a[i], (unsigned long long)b[i], last);
-}
-
-/* The destination's hash of every page against ours; bytes of the first. */
-static int check(const struct vm *vm, struct mig *m)
-{
-	struct wire_msg msg;
-	u64 *h = calloc(m->pages, sizeof(u64));
-	u8 page[MMUB_SZ_4K];
-	int ret = -1;
-
-	if (!h || wire_read(m->w.fd, &msg, sizeof(msg)) ||
-	    msg.type != WIRE_HASHES || msg.page != m->pages ||
-	    wire_read(m->w.fd, h, m->pages * sizeof(u64)))
-		goto out;
-	for (u64 p = 0; p < m->pages; p++) {
-		if (h[p] == wire_page_hash(m->mem + p * MMUB_SZ_4K))
-			continue;
-		if (m->mismatches++ >= 4)
-			continue;
-		msg = (struct wire_msg){ .type = WIRE_GET, .page = p };
-		if (wire_write(m->w.fd, &msg, sizeof(msg)) ||
-		    wire_read(m->w.fd, &msg, sizeof(msg)) ||
-		    wire_read(m->w.fd, page, sizeof(page)))
-			goto out;
-		describe(vm, m, p, page);
-	}
-	m->verified = m->pages;
-	ret = 0;
-out:
-	free(h);
-	return ret;
-}
-
-/* After DONE: the destination's ack ends the downtime. */
-static int finish(const struct vm *vm, struct mig *m)
-{
-	struct wire_msg msg;
-
-	if (wire_read(m->w.fd, &msg, sizeof(msg)) || msg.type != WIRE_ACK)
-		return -1;
-	m->downtime_ms = now_ms() - m->stop_ms;
-	m->total_ms = now_ms() - m->start_ms;
-	m->wire_mib = (double)m->w.bytes / MMUB_MIB;
-	return check(vm, m);
-}
-
 /* Its own failure only matters if ours did not cause it (@ok). */
-static int end_receiver(struct mig *m, bool ok)
+static int end_receiver(int fd, pid_t child, bool ok)
 {
 	int status = 0;
 
-	close(m->w.fd);
-	if (!m->child)
+	close(fd);
+	if (!child)
 		return 0;
-	if (waitpid(m->child, &status, 0) < 0 || !WIFEXITED(status) ||
+	if (waitpid(child, &status, 0) < 0 || !WIFEXITED(status) ||
 	    WEXITSTATUS(status)) {
 		if (ok)
 			err_msg("migrate: the receiver process failed (status "
@@ -367,15 +246,95 @@ static int end_receiver(struct mig *m, bool ok)
 	return 0;
 }
 
+/* Drop the test memory's stage-2 mappings; its content stays. */
+static int invalidate(struct vm *vm)
+{
+	void *a = vm->test.hva;
+	size_t n = vm->test.size;
+
+	switch (o.inv) {
+	case INV_MPROTECT:
+		if (mprotect(a, n, PROT_READ) ||
+		    mprotect(a, n, PROT_READ | PROT_WRITE)) {
+			err_msg("--invalidate mprotect: %s", strerror(errno));
+			return -1;
+		}
+		return 0;
+	case INV_COLLAPSE:
+		if (madvise(a, n, MADV_HUGEPAGE) ||
+		    madvise(a, n, MADV_COLLAPSE)) {
+			err_msg("--invalidate collapse: MADV_COLLAPSE: %s "
+				"(needs Linux 6.1 with "
+				"CONFIG_TRANSPARENT_HUGEPAGE)",
+				strerror(errno));
+			return -1;
+		}
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * What the guest wrote before the migration: its working set, or with
+ * --invalidate every page, then the mappings dropped.
+ */
+static int history(struct vm *vm, struct run *run)
+{
+	struct phase *p;
+
+	if (o.inv == INV_OFF)
+		return run_pass(vm, run, "populate", 0);
+	p = run_phase_begin(vm, run, "history");
+	vm_post(vm, MMUB_CMD_FILL, 0);
+	if (vm_wait(vm))
+		return -1;
+	run_phase_end(vm, p);
+	p = run_phase_begin(vm, run, "invalidate");
+	if (invalidate(vm))
+		return -1;
+	run_phase_end(vm, p);
+	return 0;
+}
+
+static int migrate_once(struct vm *vm, struct run *run, struct mig *m)
+{
+	struct wire_hdr hdr = { .magic = WIRE_MAGIC, .pages = m->pages };
+
+	if (history(vm, run) || wire_send(&m->w, &hdr, sizeof(hdr)) ||
+	    (!o.idle && vm_post(vm, MMUB_CMD_LOOP, 1)))
+		return -1;
+	return mig_source_run(vm, m);
+}
+
+/* "page" files the run under its table row in compare. */
+static void mig_json(const struct vm *vm, json_t *run, const struct mig *m)
+{
+	json_t *j = json_object();
+	char page[16];
+
+	fields_json(j, mig_fields, m);
+	fields_json(j, mig_json_fields, m);
+	jset(j, "bytes", json_integer((json_int_t)m->w.bytes));
+	jset(run, "migrate", j);
+	jset(run, "page", json_string(fmt_size(vm->p.guest_page, page,
+						sizeof(page))));
+	jset(run, "backing", json_string(backing_names[vm->p.backing]));
+}
+
+static void print_row(const char *name, const struct mig *m)
+{
+	printf("  %-6s", name);
+	fields_row(mig_fields, m);
+}
+
 static void print_mig(const struct vm *vm, const struct mig *m)
 {
 	char page[16];
 
-	fmt_size(vm->p.guest_page, page, sizeof(page));
 	printf("  %-6s", "page");
 	fields_head(mig_fields);
-	printf("  %-6s", page);
-	fields_row(mig_fields, m);
+	print_row(fmt_size(vm->p.guest_page, page, sizeof(page)), m);
 	printf("  first harvest: %llu pages reported; destination: %llu "
 	       "pages checked, %llu differ\n",
 	       (unsigned long long)m->first_harvest,
@@ -383,67 +342,116 @@ static void print_mig(const struct vm *vm, const struct mig *m)
 	       (unsigned long long)m->mismatches);
 }
 
-static int migrate_once(struct vm *vm, struct run *run, struct mig *m)
-{
-	size_t words = m->pages / 64 + 1;
-	u64 *scratch = calloc(words, 8);
-	int ret;
-
-	m->pending = calloc(words, 8);
-	m->sent_in = calloc(m->pages, sizeof(u32));
-	if (!scratch || !m->pending || !m->sent_in)
-		die("out of memory for the migration's bitmaps");
-	ret = run_pass(vm, run, "populate", 0);
-	if (!ret) {
-		struct wire_hdr hdr = { .magic = WIRE_MAGIC, .pages = m->pages };
-
-		ret = wire_send(&m->w, &hdr, sizeof(hdr)) ||
-		      vm_post(vm, MMUB_CMD_LOOP, 1);
-	}
-	m->start_ms = now_ms();
-	ret = ret || precopy(vm, m, scratch) || finish(vm, m);
-	dlog_enable(&m->d, false);
-	free(scratch);
-	free(m->pending);
-	free(m->sent_in);
-	return ret ? -1 : 0;
-}
-
 static int once(struct vm *vm, struct run *run, u32 index, void *arg)
 {
-	struct mig m = {
-		.pages = vm->test.size / MMUB_SZ_4K,
-		.mem = vm->test.hva,
-	};
+	struct mig *m = arg ? (struct mig *)arg + index : &(struct mig){ 0 };
+	struct dlog d;
+	pid_t child = 0;
 	int fd, ret;
 
-	(void)index;
-	(void)arg;
-	fd = o.to ? o.to_fd : spawn_receiver(&m.child);
-	wire_init(&m.w, fd, (double)o.bandwidth);
-	run_dlog_init(&m.d, vm, o.mode, 0);
-	ret = migrate_once(vm, run, &m);
-	if (end_receiver(&m, !ret))
+	*m = (struct mig){
+		.p = &o.mp, .d = &d, .pages = vm->test.size / MMUB_SZ_4K,
+		.mem = vm->test.hva,
+	};
+	fd = o.to ? o.to_fd : spawn_receiver(&child);
+	wire_init(&m->w, fd, (double)o.mp.bandwidth);
+	run_dlog_init(&d, vm, o.mp.mode, 0);
+	ret = migrate_once(vm, run, m);
+	if (end_receiver(fd, child, !ret))
 		ret = -1;
-	run_dlog_free(&m.d, vm);
+	run_dlog_free(&d, vm);
 	if (!ret) {
-		json_t *j = json_object();
-
-		fields_json(j, mig_fields, &m);
-		fields_json(j, mig_json_fields, &m);
-		jset(j, "bytes", json_integer((json_int_t)m.w.bytes));
-		jset(run->json, "migrate", j);
-		print_mig(vm, &m);
+		mig_json(vm, run->json, m);
+		if (!arg)
+			print_mig(vm, m);
 	}
-	if (!ret && m.mismatches) {
-		err_msg("migrate: %llu of %llu pages differ at the destination",
-			(unsigned long long)m.mismatches,
-			(unsigned long long)m.pages);
+	if (!ret && m->mismatches) {
+		err_msg("migrate: %llu of %llu pages differ at the destination "
+			"(the first harvest reported %llu dirty)",
+			(unsigned long long)m->mismatches,
+			(unsigned long long)m->pages,
+			(unsigned long long)m->first_harvest);
 		ret = -1;
 	}
-	if (ret && !m.mismatches)
+	if (ret && !m->mismatches)
 		err_msg("migrate: the migration failed before the check");
 	return ret;
+}
+
+/* The run of a row with the median total time: a real run, not a blend. */
+static const struct mig *median_run(const struct mig *runs, u32 n)
+{
+	u32 best = 0, below, i, k;
+
+	for (i = 0; i < n; i++) {
+		for (below = 0, k = 0; k < n; k++)
+			below += runs[k].total_ms < runs[i].total_ms;
+		if (below <= n / 2 && below >= (n - 1) / 2) {
+			best = i;
+			break;
+		}
+	}
+	return &runs[best];
+}
+
+/* One row: --repeat migrations; its line, or n/a and why. */
+static int table_row(struct doc *doc, const struct common *c,
+		     const struct page_row *row)
+{
+	struct vm_params p = c->vm;
+	struct mig *runs = calloc(c->repeat, sizeof(*runs));
+	struct run_hooks h = { .once = once, .arg = runs };
+	const char *na;
+	int ret = 0;
+
+	if (!runs)
+		die("out of memory");
+	page_row_params(&p, row);
+	na = page_row_unavailable(&p, row);
+	if (na) {
+		json_array_append_new(doc->runs, json_pack("{s:s, s:s, s:s}",
+			"page", row->name, "backing",
+			backing_names[row->backing], "na", na));
+		printf("  %-6s n/a: %s\n", row->name, na);
+		free(runs);
+		return 0;
+	}
+	for (u32 i = 0; i < c->repeat && !ret; i++)
+		ret = run_one(doc, &p, &h, i, false);
+	if (!ret)
+		print_row(row->name, median_run(runs, c->repeat));
+	free(runs);
+	return ret;
+}
+
+static json_t *config(void)
+{
+	return json_pack("{s:s, s:I, s:i, s:i, s:s, s:b, s:s, s:b}", "dirty_mode",
+			 dlog_mode_names[o.mp.mode], "bandwidth",
+			 (json_int_t)o.mp.bandwidth, "downtime_ms",
+			 o.mp.downtime_ms, "max_rounds", o.mp.max_rounds,
+			 "to", o.to ? o.to : "local", "table", o.table,
+			 "invalidate", inv_names[o.inv], "idle", o.idle);
+}
+
+static int run_table(const struct common *c)
+{
+	struct doc doc;
+	int ret = 0;
+
+	printf("one migration per page size, each vCPU's share rounded up to "
+	       "it; the run with the median total_ms of %u\n\n", c->repeat);
+	doc_begin(&doc, c, "migrate", config());
+	printf("  %-6s", "page");
+	fields_head(mig_fields);
+	for (u32 r = 0; r < NR_PAGE_ROWS && !ret; r++)
+		ret = table_row(&doc, c, &page_rows[r]);
+	if (ret) {
+		doc_free(&doc);
+		return 1;
+	}
+	doc_finish(&doc);
+	return 0;
 }
 
 static int run(struct common *c)
@@ -452,19 +460,21 @@ static int run(struct common *c)
 	char bw[32];
 
 	report_header(&c->vm, "migrate");
-	if (o.bandwidth)
-		fmt_size(o.bandwidth, bw, sizeof(bw));
+	if (o.mp.bandwidth)
+		fmt_size(o.mp.bandwidth, bw, sizeof(bw));
 	printf("migration: --mode %s, %s%s, downtime %u ms, at most %u "
-	       "rounds, to %s\n", dlog_mode_names[o.mode],
-	       o.bandwidth ? bw : "no cap", o.bandwidth ? "/s" : "",
-	       o.downtime_ms, o.max_rounds,
+	       "rounds, to %s\n", dlog_mode_names[o.mp.mode],
+	       o.mp.bandwidth ? bw : "no cap", o.mp.bandwidth ? "/s" : "",
+	       o.mp.downtime_ms, o.mp.max_rounds,
 	       o.to ? o.to : "a receiver process (Unix socket)");
-	return run_all(c, "migrate",
-		       json_pack("{s:s, s:I, s:i, s:i, s:s}", "dirty_mode",
-				 dlog_mode_names[o.mode], "bandwidth",
-				 (json_int_t)o.bandwidth, "downtime_ms",
-				 o.downtime_ms, "max_rounds", o.max_rounds,
-				 "to", o.to ? o.to : "local"), &h);
+	if (o.idle)
+		printf("the vCPUs write their working set, then idle\n");
+	if (o.inv != INV_OFF)
+		printf("before logging: the guest writes every page, then "
+		       "--invalidate %s\n", inv_names[o.inv]);
+	if (o.table)
+		return run_table(c);
+	return run_all(c, "migrate", config(), &h);
 }
 
 const struct scenario scenario_migrate = {

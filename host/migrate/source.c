@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The source of a pre-copy migration, as QEMU's RAM migration does it:
+ *
+ *  round 1   with --mode clear-init-set, what the first harvest reports
+ *            (the seed's point: the arm64 series reports only mapped
+ *            pages); in the other modes every page, as QEMU's own
+ *            bitmap starts full.  Every page sent is zero-checked first,
+ *            and a zero page goes as a marker.
+ *  round 2+  what each harvest reports, at --bandwidth.
+ *  stop      when the pending pages would take less than --downtime-ms
+ *            at the rate, or after --max-rounds: the vCPUs pause, the
+ *            last harvest is sent, and the time until the destination
+ *            has it all is the downtime.
+ *  check     the destination's hash of every page against the source's;
+ *            a mismatch names slot, gfn and the round that last sent it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "util/util.h"
+#include "util/bitmap.h"
+#include "scenarios/oracle.h"
+#include "migrate/source.h"
+
+static int send_msg(struct mig *m, u32 type, u32 arg, u64 page)
+{
+	struct wire_msg msg = { .type = type, .arg = arg, .page = page };
+
+	return wire_send(&m->w, &msg, sizeof(msg));
+}
+
+/* Zero-checked first, as QEMU does: a zero page goes as a marker. */
+static int send_page(struct mig *m, u64 p, u32 round)
+{
+	const u8 *src = m->mem + p * MMUB_SZ_4K;
+	double t = now_ms();
+	bool zero = wire_page_zero(src);
+
+	if (round == 1)
+		m->zero_check_ms += now_ms() - t;
+	m->sent_in[p] = round;
+	m->pages_sent++;
+	m->zero_pages += zero;
+	if (send_msg(m, zero ? WIRE_ZERO : WIRE_PAGE, round, p))
+		return -1;
+	return zero ? 0 : wire_send(&m->w, src, MMUB_SZ_4K);
+}
+
+static int send_round(struct mig *m, u32 round)
+{
+	for (u64 p = 0; p < m->pages; p++) {
+		if (!bitmap_test(m->pending, p))
+			continue;
+		bitmap_assign(m->pending, p, false);
+		if ((s64)p != m->p->skip && send_page(m, p, round))
+			return -1;
+	}
+	return send_msg(m, WIRE_ROUND, round, 0) || wire_flush(&m->w);
+}
+
+/* OR a harvest into the pages to send; how many are pending now. */
+static u64 harvest(struct mig *m)
+{
+	dlog_harvest(m->d);
+	dlog_take(m->d, m->scratch);
+	for (u64 w = 0; w * 64 < m->pages; w++)
+		m->pending[w] |= m->scratch[w];
+	return bitmap_weight(m->pending, m->pages);
+}
+
+/* Would @n pages go within the downtime, at the cap or the last rate? */
+static bool converged(const struct mig_params *p, u64 n, double last_rate)
+{
+	double rate = p->bandwidth ? (double)p->bandwidth : last_rate;
+
+	return rate > 0 && n * MMUB_SZ_4K * 1e3 / rate <= p->downtime_ms;
+}
+
+/* On a terminal: where the migration is, rewritten in place. */
+static void progress(const struct mig *m, u32 round, u64 pending, double rate)
+{
+	if (!m->p->progress)
+		return;
+	fprintf(stderr, "\rmigrate: round %u, %llu dirty pages pending, "
+		"%.1f MiB/s, %.1f MiB sent   ", round,
+		(unsigned long long)pending, rate / MMUB_MIB,
+		(double)m->w.bytes / MMUB_MIB);
+}
+
+static void progress_end(const struct mig *m)
+{
+	if (m->p->progress)
+		fprintf(stderr, "\r%*s\r", 78, "");
+}
+
+/* Rounds while the vCPUs write; then pause them and copy the rest. */
+static int precopy(struct vm *vm, struct mig *m)
+{
+	double t, rate = 0;
+	u32 r = 1;
+	u64 n, bytes;
+
+	dlog_enable(m->d, true);
+	harvest(m);
+	m->first_harvest = bitmap_weight(m->pending, m->pages);
+	if (m->p->mode != DLOG_CLEAR_INIT_SET)
+		memset(m->pending, 0xff, (m->pages + 63) / 64 * 8);
+	for (;;) {
+		t = now_ms();
+		bytes = m->w.bytes;
+		if (send_round(m, r))
+			return -1;
+		rate = (double)(m->w.bytes - bytes) * 1e3 /
+		       mmub_max(now_ms() - t, 1e-3);
+		n = harvest(m);
+		progress(m, r, n, rate);
+		if (++r > m->p->max_rounds || converged(m->p, n, rate))
+			break;
+	}
+	progress_end(m);
+	m->stop_ms = now_ms();
+	if (!m->p->idle && vm_stop_loop(vm))
+		return -1;
+	harvest(m);
+	if (send_round(m, r) || send_msg(m, WIRE_DONE, r, 0) ||
+	    wire_flush(&m->w))
+		return -1;
+	m->rounds = r;
+	return 0;
+}
+
+static void describe(const struct vm *vm, const struct mig *m, u64 p,
+		     const u8 *theirs)
+{
+	const u64 *a = (const u64 *)(m->mem + p * MMUB_SZ_4K);
+	const u64 *b = (const u64 *)theirs;
+	char where[64], last[32] = "never sent";
+	u32 i = 0;
+
+	while (i < MMUB_SZ_4K / 8 - 1 && a[i] == b[i])
+		i++;
+	if (m->sent_in[p])
+		snprintf(last, sizeof(last), "last sent in round %u",
+			 m->sent_in[p]);
+	oracle_describe(vm, p, where, sizeof(where));
+	err_msg("migrate: %s differs at the destination from byte %u on "
+		"(0x%llx here, 0x%llx there; %s)", where, i * 8,
+		(unsigned long long)a[i], (unsigned long long)b[i], last);
+}
+
+/* The destination's hash of every page against ours; bytes of the first. */
+static int check(const struct vm *vm, struct mig *m)
+{
+	struct wire_msg msg;
+	u64 *h = calloc(m->pages, sizeof(u64));
+	u8 page[MMUB_SZ_4K];
+	int ret = -1;
+
+	if (!h || wire_read(m->w.fd, &msg, sizeof(msg)) ||
+	    msg.type != WIRE_HASHES || msg.page != m->pages ||
+	    wire_read(m->w.fd, h, m->pages * sizeof(u64)))
+		goto out;
+	for (u64 p = 0; p < m->pages; p++) {
+		if (h[p] == wire_page_hash(m->mem + p * MMUB_SZ_4K))
+			continue;
+		if (m->mismatches++ >= 4)
+			continue;
+		msg = (struct wire_msg){ .type = WIRE_GET, .page = p };
+		if (wire_write(m->w.fd, &msg, sizeof(msg)) ||
+		    wire_read(m->w.fd, &msg, sizeof(msg)) ||
+		    wire_read(m->w.fd, page, sizeof(page)))
+			goto out;
+		describe(vm, m, p, page);
+	}
+	m->verified = m->pages;
+	ret = 0;
+out:
+	free(h);
+	return ret;
+}
+
+/* After DONE: the destination's ack ends the downtime. */
+static int finish(const struct vm *vm, struct mig *m)
+{
+	struct wire_msg msg;
+
+	if (wire_read(m->w.fd, &msg, sizeof(msg)) || msg.type != WIRE_ACK)
+		return -1;
+	m->downtime_ms = now_ms() - m->stop_ms;
+	m->total_ms = now_ms() - m->start_ms;
+	m->wire_mib = (double)m->w.bytes / MMUB_MIB;
+	return check(vm, m);
+}
+
+int mig_source_run(struct vm *vm, struct mig *m)
+{
+	size_t words = m->pages / 64 + 1;
+	int ret;
+
+	m->pending = calloc(words, 8);
+	m->scratch = calloc(words, 8);
+	m->sent_in = calloc(m->pages, sizeof(u32));
+	if (!m->scratch || !m->pending || !m->sent_in)
+		die("out of memory for the migration's bitmaps");
+	m->start_ms = now_ms();
+	ret = precopy(vm, m) || finish(vm, m) ? -1 : 0;
+	dlog_enable(m->d, false);
+	free(m->scratch);
+	free(m->pending);
+	free(m->sent_in);
+	return ret;
+}
