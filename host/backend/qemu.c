@@ -239,6 +239,15 @@ void qemu_cmd_add(struct qemu_cmd *q, const char *arg)
 	q->argv[q->argc] = NULL;
 }
 
+void qemu_check_params(const struct vm_params *p)
+{
+	if (p->backing || p->nr_slots > 1 || p->pin[0] >= 0 ||
+	    p->reserve_hugepages)
+		die("--backend qemu: -s, -x, -c and --reserve-hugepages are "
+		    "about KVM memslots and vCPU threads; QEMU's own memory "
+		    "is used");
+}
+
 void qemu_cmd_check(const struct qemu_cmd *q)
 {
 	const char *path = getenv("PATH");
