@@ -33,9 +33,11 @@
 #include "migrate/wire.h"
 #include "scenarios/oracle.h"
 #include "scenarios/scenarios.h"
+#include "backend/qemu_migrate.h"
 
 enum {
 	O_MODE = 512, O_BANDWIDTH, O_DOWNTIME, O_MAX_ROUNDS, O_TO, O_SKIP,
+	O_BACKEND,
 };
 
 static const struct opt opts[] = {
@@ -52,7 +54,12 @@ static const struct opt opts[] = {
 	  "send to \"mmubench migrate-receive --listen PORT\" there "
 	  "(default: a receiver process here, on a Unix socket)" },
 	{ "debug-skip-page", O_SKIP, required_argument, "P",
-	  "never send test page P: the check must fail, naming it" },
+	  "never send test page P: the check must fail, naming it (with "
+	  "--backend qemu: flip a byte of it at the destination after the "
+	  "migration)" },
+	{ "backend", O_BACKEND, required_argument, "B",
+	  "kvm (mmubench's model) or qemu: QEMU's own migration between two "
+	  "QEMUs (TCG), its figures in the same table" },
 	{ NULL },
 };
 
@@ -64,6 +71,8 @@ static struct {
 	const char *to;
 	s64 skip;
 	int to_fd;		/* --to's connection, made before the VM */
+	bool qemu;
+	bool rounds_set;	/* no meaning for QEMU */
 } o = {
 	.mode = DLOG_CLEAR_INIT_SET, .downtime_ms = 300, .max_rounds = 30,
 	.skip = -1, .to_fd = -1,
@@ -85,6 +94,7 @@ static void parse(int key, const char *arg)
 		break;
 	case O_MAX_ROUNDS:
 		o.max_rounds = (u32)parse_u64("--max-rounds", arg, 1, 10000);
+		o.rounds_set = true;
 		break;
 	case O_TO:
 		if (!strchr(arg, ':'))
@@ -93,6 +103,11 @@ static void parse(int key, const char *arg)
 		break;
 	case O_SKIP:
 		o.skip = (s64)parse_u64("--debug-skip-page", arg, 0, 1ULL << 40);
+		break;
+	case O_BACKEND:
+		if (strcmp(arg, "kvm") && strcmp(arg, "qemu"))
+			die("--backend %s: unknown (accepted: kvm, qemu)", arg);
+		o.qemu = !strcmp(arg, "qemu");
 		break;
 	}
 }
@@ -123,6 +138,21 @@ static int connect_to(const char *to)
 	return fd;
 }
 
+/* QEMU has its own dirty logging, rounds and destination. */
+static void validate_qemu(struct common *c)
+{
+	const char *bad = o.to ? "--to" :
+			  o.mode != DLOG_CLEAR_INIT_SET ? "--mode" :
+			  o.rounds_set ? "--max-rounds" :
+			  c->repeat > 1 ? "--repeat" : NULL;
+
+	if (bad)
+		die("--backend qemu: not with %s (QEMU's migration has its "
+		    "own)", bad);
+	qemu_check_params(&c->vm);
+	c->no_kvm = true;
+}
+
 static void validate(struct common *c)
 {
 	u64 pages = c->vm.vcpu_bytes * c->vm.nr_vcpus / MMUB_SZ_4K;
@@ -130,6 +160,10 @@ static void validate(struct common *c)
 	if (o.skip >= (s64)pages)
 		die("--debug-skip-page %lld: the test memory has pages 0..%llu",
 		    (long long)o.skip, (unsigned long long)pages - 1);
+	if (o.qemu) {
+		validate_qemu(c);
+		return;
+	}
 	if (dlog_is_ring(o.mode)) {
 		c->vm.dirty_ring_bytes = DLOG_RING_DEFAULT;
 		c->vm.dirty_ring_acq_rel = o.mode == DLOG_RING_ACQ_REL;
@@ -449,8 +483,14 @@ static int once(struct vm *vm, struct run *run, u32 index, void *arg)
 static int run(struct common *c)
 {
 	struct run_hooks h = { .once = once };
+	struct qemu_migrate_opts q = {
+		.bandwidth = o.bandwidth, .downtime_ms = o.downtime_ms,
+		.corrupt_page = o.skip,
+	};
 	char bw[32];
 
+	if (o.qemu)
+		return qemu_migrate(c, &q);
 	report_header(&c->vm, "migrate");
 	if (o.bandwidth)
 		fmt_size(o.bandwidth, bw, sizeof(bw));
