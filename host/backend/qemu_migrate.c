@@ -51,10 +51,11 @@
 struct side {
 	const char *who;	/* "the source QEMU" */
 	struct qemu_cmd cmd;
-	char ram[PATH_LEN], qmp_path[PATH_LEN], out[PATH_LEN];
+	char ram[PATH_LEN], qmp_path[PATH_LEN], out[PATH_LEN], err[PATH_LEN];
 	char backend[PATH_LEN + 96], qmp_arg[PATH_LEN + 32];
 	pid_t pid;
 	int kill_h;
+	int ram_fd;		/* its RAM file, held open once unlinked */
 	struct qmp qmp;
 };
 
@@ -62,7 +63,7 @@ struct qmig {
 	const struct common *c;
 	const struct qemu_migrate_opts *o;
 	char dir[80], sock[PATH_LEN], uri[PATH_LEN + 8];
-	int undo[8], nr_undo;
+	int undo[16], nr_undo;
 	struct side src, dst;
 	double deadline;
 	u64 test_gpa;
@@ -78,7 +79,7 @@ static void make_dir(struct qmig *m)
 	const char *base = getenv("TMPDIR") ?: "/tmp";
 	static const char *const names[] = {
 		"src.ram", "dst.ram", "src.qmp", "dst.qmp", "src.out",
-		"dst.out", "mig.sock",
+		"dst.out", "src.err", "dst.err", "mig.sock",
 	};
 	char path[PATH_LEN + 16];
 
@@ -109,10 +110,12 @@ static void side_init(struct qmig *m, struct side *s, const char *who,
 	s->who = who;
 	s->pid = 0;
 	s->kill_h = -1;
+	s->ram_fd = -1;
 	s->qmp.fd = -1;
 	snprintf(s->ram, sizeof(s->ram), "%s/%.3s.ram", m->dir, tag);
 	snprintf(s->qmp_path, sizeof(s->qmp_path), "%s/%.3s.qmp", m->dir, tag);
 	snprintf(s->out, sizeof(s->out), "%s/%.3s.out", m->dir, tag);
+	snprintf(s->err, sizeof(s->err), "%s/%.3s.err", m->dir, tag);
 	qemu_cmd_init(&s->cmd, &m->c->vm, FOREVER_PASSES);
 	snprintf(s->backend, sizeof(s->backend),
 		 "memory-backend-file,id=mmub-ram,size=%llu,mem-path=%s,"
@@ -127,15 +130,17 @@ static void side_init(struct qmig *m, struct side *s, const char *who,
 	qemu_cmd_add(&s->cmd, s->qmp_arg);
 }
 
-/* QEMU, its serial port and its messages into s->out; killed at exit. */
+/* The serial port into s->out, QEMU's messages s->err; killed at exit. */
 static void start(struct side *s)
 {
-	int out = open(s->out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
+	int out = open(s->out, flags, 0600), err = open(s->err, flags, 0600);
 	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	pid_t parent = getpid();
 
-	if (out < 0 || null < 0)
-		die("--backend qemu: %s: %s", s->out, strerror(errno));
+	if (out < 0 || err < 0 || null < 0)
+		die("--backend qemu: cannot open its output files in %s: %s",
+		    s->out, strerror(errno));
 	s->pid = fork();
 	if (s->pid < 0)
 		die("--backend qemu: fork: %s", strerror(errno));
@@ -146,7 +151,7 @@ static void start(struct side *s)
 			_exit(127);
 		dup2(null, 0);
 		dup2(out, 1);
-		dup2(out, 2);
+		dup2(err, 2);
 		execvp(s->cmd.argv[0], s->cmd.argv);
 		fprintf(stderr, "exec %s: %s\n", s->cmd.argv[0],
 			strerror(errno));
@@ -154,26 +159,28 @@ static void start(struct side *s)
 	}
 	s->kill_h = cleanup_push_kill(s->pid);
 	close(out);
+	close(err);
 	close(null);
 }
 
-/* What QEMU last said that was not the guest's, to explain a failure. */
+/* What QEMU last said on its stderr, to explain a failure. */
 static void say_output(const struct side *s)
 {
-	char buf[8192], *line, *save = NULL, *last = NULL;
-	int fd = open(s->out, O_RDONLY | O_CLOEXEC);
+	char buf[4096], *line, *save = NULL, *last = NULL;
+	int fd = open(s->err, O_RDONLY | O_CLOEXEC);
 	off_t size = fd < 0 ? 0 : lseek(fd, 0, SEEK_END);
+	off_t from = size > (off_t)sizeof(buf) - 1 ?
+		     size - (off_t)sizeof(buf) + 1 : 0;
 	ssize_t n;
 
 	if (fd < 0)
 		return;
-	n = pread(fd, buf, sizeof(buf) - 1, size > 8191 ? size - 8191 : 0);
+	n = pread(fd, buf, sizeof(buf) - 1, from);
 	close(fd);
 	buf[n > 0 ? n : 0] = 0;
 	for (line = strtok_r(buf, "\r\n", &save); line;
 	     line = strtok_r(NULL, "\r\n", &save))
-		if (strncmp(line, "MMUB", 4))
-			last = line;
+		last = line;
 	if (last)
 		err_msg("%s said: %s", s->who, last);
 }
@@ -181,6 +188,9 @@ static void say_output(const struct side *s)
 static void stop(struct side *s)
 {
 	qmp_close(&s->qmp);
+	if (s->ram_fd >= 0)
+		close(s->ram_fd);
+	s->ram_fd = -1;
 	if (s->pid <= 0)
 		return;
 	cleanup_run_one(s->kill_h);
@@ -242,6 +252,12 @@ static int wait_writing(struct qmig *m)
 	return 0;
 }
 
+/* QEMU answers a command at once; the run's deadline is for waits. */
+static double reply_by(void)
+{
+	return now_ms() + 10000;
+}
+
 static int exec_ok(struct side *s, const char *cmd, json_t *args,
 		   double deadline)
 {
@@ -263,7 +279,7 @@ static int wait_completed(struct qmig *m)
 	const char *st;
 
 	for (;;) {
-		r = qmp_exec(&m->src.qmp, "query-migrate", NULL, m->deadline);
+		r = qmp_exec(&m->src.qmp, "query-migrate", NULL, reply_by());
 		if (!r)
 			return -1;
 		st = json_string_value(json_object_get(r, "status")) ?: "";
@@ -276,12 +292,15 @@ static int wait_completed(struct qmig *m)
 			json_decref(r);
 			return -1;
 		}
-		json_decref(r);
 		if (now_ms() > m->deadline) {
 			err_msg("--backend qemu: the migration was still %s "
-				"after --watchdog", st);
+				"after --watchdog %u s (is the guest dirtying "
+				"faster than --bandwidth?)", st,
+				m->c->vm.watchdog_s);
+			json_decref(r);
 			return -1;
 		}
+		json_decref(r);
 		usleep(20000);
 	}
 	ram = json_object_get(r, "ram");
@@ -299,7 +318,7 @@ static int wait_completed(struct qmig *m)
 /* The run state of @s, as query-status names it ("" if unknown). */
 static int run_state(struct side *s, char *buf, size_t len)
 {
-	json_t *r = qmp_exec(&s->qmp, "query-status", NULL, now_ms() + 5000);
+	json_t *r = qmp_exec(&s->qmp, "query-status", NULL, reply_by());
 
 	if (!r)
 		return -1;
@@ -343,10 +362,10 @@ static int migrate(struct qmig *m)
 				   (json_int_t)o->downtime_ms);
 
 	if (exec_ok(&m->dst, "migrate-incoming",
-		    json_pack("{s:s}", "uri", m->uri), m->deadline) ||
-	    exec_ok(&m->src, "migrate-set-parameters", params, m->deadline) ||
+		    json_pack("{s:s}", "uri", m->uri), reply_by()) ||
+	    exec_ok(&m->src, "migrate-set-parameters", params, reply_by()) ||
 	    exec_ok(&m->src, "migrate", json_pack("{s:s}", "uri", m->uri),
-		    m->deadline))
+		    reply_by()))
 		return -1;
 	return wait_completed(m) || both_stopped(m) ? -1 : 0;
 }
@@ -356,36 +375,46 @@ static int corrupt(struct qmig *m, u64 page)
 {
 	off_t off = (off_t)(m->test_gpa - m->dst.cmd.ram_base +
 			    page * MMUB_SZ_4K);
-	int fd = open(m->dst.ram, O_RDWR | O_CLOEXEC);
+	int fd = m->dst.ram_fd;
 	u8 b = 0;
-	int ret = -1;
 
-	if (fd >= 0 && pread(fd, &b, 1, off) == 1) {
+	if (pread(fd, &b, 1, off) == 1) {
 		b ^= 0xff;
-		ret = pwrite(fd, &b, 1, off) == 1 ? 0 : -1;
+		if (pwrite(fd, &b, 1, off) == 1)
+			return 0;
 	}
-	if (ret)
-		err_msg("--debug-skip-page: cannot change %s: %s", m->dst.ram,
-			strerror(errno));
-	if (fd >= 0)
-		close(fd);
-	return ret;
+	err_msg("--debug-skip-page: cannot change the destination's RAM: %s",
+		strerror(errno));
+	return -1;
 }
 
 static void *map_ram(const struct side *s, u64 len)
 {
-	int fd = open(s->ram, O_RDONLY | O_CLOEXEC);
+	int fd = s->ram_fd;
 	struct stat st;
 	void *p = MAP_FAILED;
 
-	if (fd >= 0 && !fstat(fd, &st) && (u64)st.st_size == len)
+	if (!fstat(fd, &st) && (u64)st.st_size == len)
 		p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
-	if (fd >= 0)
-		close(fd);
 	if (p == MAP_FAILED)
 		err_msg("--backend qemu: cannot map %s's RAM %s (%llu bytes)",
 			s->who, s->ram, (unsigned long long)len);
 	return p == MAP_FAILED ? NULL : p;
+}
+
+/*
+ * Once QEMU answers QMP it has its RAM file mapped: hold it open and
+ * remove its name, so that not even a SIGKILL of ours leaves it behind.
+ */
+static int hold_ram(struct side *s)
+{
+	s->ram_fd = open(s->ram, O_RDWR | O_CLOEXEC);
+	if (s->ram_fd < 0) {
+		err_msg("--backend qemu: %s: %s", s->ram, strerror(errno));
+		return -1;
+	}
+	unlink(s->ram);
+	return 0;
 }
 
 /* Test page number of RAM offset @off, or -1 outside the test memory. */
@@ -515,7 +544,7 @@ static int run(struct qmig *m)
 		say_output(&m->src);
 		return -1;
 	}
-	if (wait_writing(m))
+	if (hold_ram(&m->src) || hold_ram(&m->dst) || wait_writing(m))
 		return -1;
 	if (migrate(m)) {
 		say_output(&m->src);
