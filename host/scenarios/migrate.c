@@ -33,7 +33,7 @@
 #include "migrate/wire.h"
 #include "scenarios/oracle.h"
 #include "scenarios/scenarios.h"
-#include "backend/qemu_migrate.h"
+#include "scenarios/migrate_qemu.h"
 
 enum {
 	O_MODE = 512, O_BANDWIDTH, O_DOWNTIME, O_MAX_ROUNDS, O_TO, O_SKIP,

@@ -21,7 +21,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +34,7 @@
 #include "results/json.h"
 #include "backend/qemu.h"
 #include "backend/qmp.h"
-#include "backend/qemu_migrate.h"
+#include "scenarios/migrate_qemu.h"
 
 /* The guest's passes= cap: far longer than any migration here. */
 #define FOREVER_PASSES	1000000
