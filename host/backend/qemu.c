@@ -20,6 +20,7 @@
 #include "backend/qemu.h"
 
 #define OUT_MAX		(4 * MMUB_MIB)
+#define QEMU_ARGV_MAX	64
 
 struct qemu_pass {
 	u64 pass, cpu, accesses, writes, cycles, clk_hz, p50, p99, p999, max;
@@ -198,30 +199,83 @@ static u16 guest_machine(const char *path)
 	return eh.e_machine;
 }
 
-int qemu_run(const struct vm_params *p, u32 passes, struct qemu_result *res)
+void qemu_cmd_init(struct qemu_cmd *q, const struct vm_params *p, u32 passes)
 {
-	char words[512], mem[32], smp[16], *argv[40], *out;
-	u32 want = passes * p->nr_vcpus;
-	bool timed_out;
-	int wst, status;
-
-	guest_words(p, passes, words, sizeof(words));
+	guest_words(p, passes, q->words, sizeof(q->words));
 	/* The guest's own memory and the firmware's, on top of the test. */
-	snprintf(mem, sizeof(mem), "%lluM", (unsigned long long)
-		 ((p->vcpu_bytes * p->nr_vcpus) / MMUB_MIB + 192));
-	snprintf(smp, sizeof(smp), "%u", p->nr_vcpus);
+	q->ram_bytes = (p->vcpu_bytes * p->nr_vcpus / MMUB_MIB + 192) *
+		       MMUB_MIB;
+	snprintf(q->mem, sizeof(q->mem), "%lluM",
+		 (unsigned long long)(q->ram_bytes / MMUB_MIB));
+	snprintf(q->smp, sizeof(q->smp), "%u", p->nr_vcpus);
 	switch (guest_machine(p->guest)) {
 	case EM_X86_64:
-		qemu_argv_x86_64(p, argv, 40, words, mem, smp);
-		res->arch = "x86_64";
+		qemu_argv_x86_64(p, q->argv, QEMU_ARGV_MAX, q->words, q->mem,
+				 q->smp);
+		q->arch = "x86_64";
+		q->package = "qemu-system-x86";
+		q->ram_base = 0;
 		break;
 	case EM_AARCH64:
-		qemu_argv_arm64(p, argv, 40, words, mem, smp);
-		res->arch = "arm64";
+		qemu_argv_arm64(p, q->argv, QEMU_ARGV_MAX, q->words, q->mem,
+				q->smp);
+		q->arch = "arm64";
+		q->package = "qemu-system-arm";
+		/* -M virt: RAM begins at 1 GiB. */
+		q->ram_base = 1ULL << 30;
 		break;
 	default:
 		die("--guest %s: not an x86_64 or arm64 guest image", p->guest);
 	}
+	for (q->argc = 0; q->argv[q->argc]; q->argc++)
+		;
+}
+
+void qemu_cmd_add(struct qemu_cmd *q, const char *arg)
+{
+	if (q->argc + 1 >= QEMU_ARGV_MAX)
+		die("--backend qemu: too many QEMU arguments (bug)");
+	q->argv[q->argc++] = (char *)arg;
+	q->argv[q->argc] = NULL;
+}
+
+void qemu_check_params(const struct vm_params *p)
+{
+	if (p->backing || p->nr_slots > 1 || p->pin[0] >= 0 ||
+	    p->reserve_hugepages)
+		die("--backend qemu: -s, -x, -c and --reserve-hugepages are "
+		    "about KVM memslots and vCPU threads; QEMU's own memory "
+		    "is used");
+}
+
+void qemu_cmd_check(const struct qemu_cmd *q)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+
+	for (const char *d = path; d && *d;) {
+		size_t n = strcspn(d, ":");
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, d, q->argv[0]);
+		if (n && !access(buf, X_OK))
+			return;
+		d += n + !!d[n];
+	}
+	die("--backend qemu: %s is not installed (Debian package %s; make "
+	    "deps)", q->argv[0], q->package);
+}
+
+int qemu_run(const struct vm_params *p, u32 passes, struct qemu_result *res)
+{
+	struct qemu_cmd q;
+	char *out;
+	u32 want = passes * p->nr_vcpus;
+	bool timed_out;
+	int wst, status;
+
+	qemu_cmd_init(&q, p, passes);
+	qemu_cmd_check(&q);
+	res->arch = q.arch;
 	res->passes = json_array();
 	out = malloc(OUT_MAX);
 	if (!out || !res->passes)
@@ -229,8 +283,8 @@ int qemu_run(const struct vm_params *p, u32 passes, struct qemu_result *res)
 	printf("mmubench touch --backend qemu: %u vCPU%s x %lluM under %s "
 	       "(TCG: no second-stage MMU, no KVM stats)\n",
 	       p->nr_vcpus, p->nr_vcpus > 1 ? "s" : "",
-	       (unsigned long long)(p->vcpu_bytes / MMUB_MIB), argv[0]);
-	wst = run_qemu(argv, out, OUT_MAX, p->watchdog_s, &timed_out);
+	       (unsigned long long)(p->vcpu_bytes / MMUB_MIB), q.argv[0]);
+	wst = run_qemu(q.argv, out, OUT_MAX, p->watchdog_s, &timed_out);
 	if (timed_out) {
 		free(out);
 		die("--backend qemu: the guest did not finish in %u s "

@@ -16,6 +16,28 @@ struct qemu_result {
 };
 
 /*
+ * A QEMU command line for @p's guest, told to run @passes passes: the
+ * arch's argv (chosen by the image's ELF machine), to which a caller may
+ * add arguments.  The strings live in the struct.
+ */
+struct qemu_cmd {
+	char words[512], mem[32], smp[16];
+	char *argv[64];		/* QEMU_ARGV_MAX */
+	int argc;
+	const char *arch;	/* the guest image's: "x86_64", "arm64" */
+	const char *package;	/* Debian's, for the missing binary */
+	u64 ram_bytes;		/* -m */
+	u64 ram_base;		/* guest-physical address of RAM offset 0 */
+};
+
+void qemu_cmd_init(struct qemu_cmd *q, const struct vm_params *p, u32 passes);
+void qemu_cmd_add(struct qemu_cmd *q, const char *arg);
+/* Dies naming the Debian package if argv[0] is not on $PATH. */
+void qemu_cmd_check(const struct qemu_cmd *q);
+/* Dies if @p asks for what only mmubench's VMM has (memslots, pinning). */
+void qemu_check_params(const struct vm_params *p);
+
+/*
  * Boot @p's guest for @passes passes and print their table; fills @res.
  * 0 if the guest finished and reported every pass, 1 if not (after
  * saying why).

@@ -21,7 +21,6 @@
 #include <unistd.h>
 #include "util/util.h"
 #include "util/bitmap.h"
-#include "scenarios/oracle.h"
 #include "migrate/source.h"
 
 static int send_msg(struct mig *m, u32 type, u32 arg, u64 page)
@@ -144,7 +143,7 @@ static void describe(const struct vm *vm, const struct mig *m, u64 p,
 	if (m->sent_in[p])
 		snprintf(last, sizeof(last), "last sent in round %u",
 			 m->sent_in[p]);
-	oracle_describe(vm, p, where, sizeof(where));
+	vm_test_page_where(vm, p, where, sizeof(where));
 	err_msg("migrate: %s differs at the destination from byte %u on "
 		"(0x%llx here, 0x%llx there; %s)", where, i * 8,
 		(unsigned long long)a[i], (unsigned long long)b[i], last);

@@ -408,7 +408,7 @@ static int once(struct vm *vm, struct run *run, u32 index, void *arg)
 	} else if (r.verified && r.o.missed) {
 		char where[64];
 
-		oracle_describe(vm, r.o.first_missed, where, sizeof(where));
+		vm_test_page_where(vm, r.o.first_missed, where, sizeof(where));
 		err_msg("--verify: %llu page%s missed, first %s",
 			(unsigned long long)r.o.missed,
 			r.o.missed > 1 ? "s" : "", where);

@@ -28,6 +28,7 @@
 #include "migrate/source.h"
 #include "scenarios/page_rows.h"
 #include "scenarios/scenarios.h"
+#include "scenarios/migrate_qemu.h"
 
 /* Linux 6.1; older C libraries do not name it. */
 #ifndef MADV_COLLAPSE
@@ -36,7 +37,7 @@
 
 enum {
 	O_MODE = 512, O_BANDWIDTH, O_DOWNTIME, O_MAX_ROUNDS, O_TO, O_SKIP,
-	O_TABLE, O_INVALIDATE, O_IDLE,
+	O_TABLE, O_INVALIDATE, O_IDLE, O_BACKEND,
 };
 
 enum invalidate { INV_OFF, INV_NONE, INV_MPROTECT, INV_COLLAPSE };
@@ -71,7 +72,12 @@ static const struct opt opts[] = {
 	  "the vCPUs write their working set, then idle while it migrates "
 	  "(seed 000's setting: the memory pressure was written before)" },
 	{ "debug-skip-page", O_SKIP, required_argument, "P",
-	  "never send test page P: the check must fail, naming it" },
+	  "never send test page P: the check must fail, naming it (with "
+	  "--backend qemu: flip a byte of it at the destination after the "
+	  "migration)" },
+	{ "backend", O_BACKEND, required_argument, "B",
+	  "kvm (mmubench's model) or qemu: QEMU's own migration between two "
+	  "QEMUs (TCG), its figures in the same table" },
 	{ NULL },
 };
 
@@ -82,6 +88,8 @@ static struct {
 	bool idle;
 	enum invalidate inv;
 	int to_fd;		/* --to's connection, made before the VM */
+	bool qemu;
+	bool rounds_set;	/* no meaning for QEMU */
 } o = {
 	.mp = { .mode = DLOG_CLEAR_INIT_SET, .downtime_ms = 300,
 		.max_rounds = 30, .skip = -1 },
@@ -106,6 +114,7 @@ static void parse(int key, const char *arg)
 	case O_MAX_ROUNDS:
 		o.mp.max_rounds = (u32)parse_u64("--max-rounds", arg, 1,
 						 10000);
+		o.rounds_set = true;
 		break;
 	case O_TO:
 		if (!strchr(arg, ':'))
@@ -126,6 +135,11 @@ static void parse(int key, const char *arg)
 	case O_SKIP:
 		o.mp.skip = (s64)parse_u64("--debug-skip-page", arg, 0,
 					   1ULL << 40);
+		break;
+	case O_BACKEND:
+		if (strcmp(arg, "kvm") && strcmp(arg, "qemu"))
+			die("--backend %s: unknown (accepted: kvm, qemu)", arg);
+		o.qemu = !strcmp(arg, "qemu");
 		break;
 	}
 }
@@ -156,6 +170,24 @@ static int connect_to(const char *to)
 	return fd;
 }
 
+/* QEMU has its own dirty logging, rounds and destination. */
+static void validate_qemu(struct common *c)
+{
+	const char *bad = o.to ? "--to" :
+			  o.mp.mode != DLOG_CLEAR_INIT_SET ? "--mode" :
+			  o.rounds_set ? "--max-rounds" :
+			  o.table ? "--table" :
+			  o.idle ? "--idle" :
+			  o.inv != INV_OFF ? "--invalidate" :
+			  c->repeat > 1 ? "--repeat" : NULL;
+
+	if (bad)
+		die("--backend qemu: not with %s (QEMU's migration has its "
+		    "own)", bad);
+	qemu_check_params(&c->vm);
+	c->no_kvm = true;
+}
+
 static void validate(struct common *c)
 {
 	u64 pages = c->vm.vcpu_bytes * c->vm.nr_vcpus / MMUB_SZ_4K;
@@ -163,6 +195,10 @@ static void validate(struct common *c)
 	if (o.mp.skip >= (s64)pages)
 		die("--debug-skip-page %lld: the test memory has pages 0..%llu",
 		    (long long)o.mp.skip, (unsigned long long)pages - 1);
+	if (o.qemu) {
+		validate_qemu(c);
+		return;
+	}
 	if (dlog_is_ring(o.mp.mode)) {
 		c->vm.dirty_ring_bytes = DLOG_RING_DEFAULT;
 		c->vm.dirty_ring_acq_rel = o.mp.mode == DLOG_RING_ACQ_REL;
@@ -457,8 +493,14 @@ static int run_table(const struct common *c)
 static int run(struct common *c)
 {
 	struct run_hooks h = { .once = once };
+	struct qemu_migrate_opts q = {
+		.bandwidth = o.mp.bandwidth, .downtime_ms = o.mp.downtime_ms,
+		.corrupt_page = o.mp.skip, .progress = isatty(STDERR_FILENO),
+	};
 	char bw[32];
 
+	if (o.qemu)
+		return qemu_migrate(c, &q);
 	report_header(&c->vm, "migrate");
 	if (o.mp.bandwidth)
 		fmt_size(o.mp.bandwidth, bw, sizeof(bw));

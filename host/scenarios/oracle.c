@@ -61,15 +61,6 @@ int oracle_live(struct oracle *o, struct vm *vm)
 	return 0;
 }
 
-void oracle_describe(const struct vm *vm, u64 page, char *buf, size_t len)
-{
-	u64 slot_pages = vm->test.size / MMUB_SZ_4K / vm->p.nr_slots;
-
-	snprintf(buf, len, "slot %llu gfn 0x%llx",
-		 (unsigned long long)(VM_TEST_SLOT0 + page / slot_pages),
-		 (unsigned long long)(vm->layout.test_gpa / MMUB_SZ_4K + page));
-}
-
 static void missed(struct oracle *o, const struct vm *vm, u64 page,
 		   const char *why)
 {
@@ -78,7 +69,7 @@ static void missed(struct oracle *o, const struct vm *vm, u64 page,
 	if (!o->missed)
 		o->first_missed = page;
 	o->missed++;
-	oracle_describe(vm, page, where, sizeof(where));
+	vm_test_page_where(vm, page, where, sizeof(where));
 	err_msg("dirty-log oracle: %s changed but was not reported dirty "
 		"(%s, round %llu)", where, why, (unsigned long long)o->rounds);
 }

@@ -88,7 +88,5 @@ u64 oracle_round(struct oracle *o, struct vm *vm);
 void oracle_print(const struct oracle *o);
 extern const struct field oracle_fields[];
 void oracle_free(struct oracle *o);
-/* "slot N gfn 0x..." of test page @page. */
-void oracle_describe(const struct vm *vm, u64 page, char *buf, size_t len);
 
 #endif

@@ -55,11 +55,8 @@ static void validate(struct common *c)
 			die("--exec: not with --debug-action");
 		p->wl.action = MMUB_ACT_EXEC;
 	}
-	if (o.qemu && (p->backing || p->nr_slots > 1 || p->pin[0] >= 0 ||
-		       p->reserve_hugepages))
-		die("--backend qemu: -s, -x, -c and --reserve-hugepages are "
-		    "about KVM memslots and vCPU threads; QEMU's own memory "
-		    "is used");
+	if (o.qemu)
+		qemu_check_params(p);
 	c->no_kvm = o.qemu;
 }
 

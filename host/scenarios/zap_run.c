@@ -276,7 +276,7 @@ static void zap_log_missed(const struct vm *vm, const struct zap_log *l)
 
 	if (!l->verify || !l->o.missed)
 		return;
-	oracle_describe(vm, l->o.first_missed, where, sizeof(where));
+	vm_test_page_where(vm, l->o.first_missed, where, sizeof(where));
 	err_msg("--verify: %llu page%s missed, first %s",
 		(unsigned long long)l->o.missed, l->o.missed > 1 ? "s" : "",
 		where);

@@ -7,8 +7,9 @@
  * SIGHUP.
  *
  * An undo is a file operation on a path decided in advance (write a
- * value, append a line, remove a directory), so that the signal handler
- * can run it with open(), write() and rmdir() alone: nothing in a signal
+ * value, append a line, remove a file or a directory) or the SIGKILL of
+ * a child process, so that the signal handler can run it with open(),
+ * write(), unlink(), rmdir() and kill() alone: nothing in a signal
  * handler may take stdio's or malloc's locks.
  */
 #include <errno.h>
@@ -28,6 +29,7 @@ struct undo {
 	enum cleanup_op op;
 	char path[160];
 	char text[96];
+	int pid;		/* CLEANUP_KILL */
 	bool done;
 };
 
@@ -45,6 +47,11 @@ static int undo_run(struct undo *u)
 	u->done = true;
 	if (u->op == CLEANUP_RMDIR)
 		return rmdir(u->path) ? -1 : 0;
+	if (u->op == CLEANUP_UNLINK)
+		return unlink(u->path) && errno != ENOENT ? -1 : 0;
+	if (u->op == CLEANUP_KILL)
+		return u->pid > 0 && kill(u->pid, SIGKILL) && errno != ESRCH ?
+		       -1 : 0;
 	flags |= u->op == CLEANUP_APPEND ? O_APPEND : O_TRUNC;
 	fd = open(u->path, flags);
 	if (fd < 0)
@@ -57,7 +64,8 @@ static int undo_run(struct undo *u)
 	return ret;
 }
 
-int cleanup_push(enum cleanup_op op, const char *path, const char *text)
+static int push(enum cleanup_op op, const char *path, const char *text,
+		int pid)
 {
 	struct undo *u;
 
@@ -70,10 +78,25 @@ int cleanup_push(enum cleanup_op op, const char *path, const char *text)
 	    sizeof(u->text))
 		die("%s: path or value too long to restore (bug)", path);
 	u->op = op;
+	u->pid = pid;
 	u->done = false;
 	/* Fully written before the handler can see it. */
 	__atomic_store_n(&nr_undos, nr_undos + 1, __ATOMIC_RELEASE);
 	return nr_undos - 1;
+}
+
+int cleanup_push(enum cleanup_op op, const char *path, const char *text)
+{
+	return push(op, path, text, 0);
+}
+
+/* The pid is in place before the handler can see the entry. */
+int cleanup_push_kill(int pid)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "process %d", pid);
+	return push(CLEANUP_KILL, name, NULL, pid);
 }
 
 int cleanup_run_one(int handle)
@@ -111,8 +134,7 @@ void cleanup_run(void)
 
 		if (!u->done && undo_run(u))
 			err_msg("could not restore %s%s%s: %s", u->path,
-				u->op == CLEANUP_RMDIR ? "" : " to ",
-				u->op == CLEANUP_RMDIR ? "" : u->text,
+				*u->text ? " to " : "", u->text,
 				strerror(errno));
 	}
 }

@@ -12,10 +12,14 @@ enum cleanup_op {
 	CLEANUP_WRITE,		/* write @text to @path (truncating) */
 	CLEANUP_APPEND,		/* append @text to @path (kprobe_events) */
 	CLEANUP_RMDIR,		/* remove the directory @path */
+	CLEANUP_UNLINK,		/* remove the file @path */
+	CLEANUP_KILL,		/* SIGKILL a child: cleanup_push_kill() */
 };
 
 /* Register an undo; returns its handle. */
 int cleanup_push(enum cleanup_op op, const char *path, const char *text);
+/* Kill child @pid on the way out (a QEMU must not outlive us); handle. */
+int cleanup_push_kill(int pid);
 /* Run one undo now (a scenario puts a setting back early); 0 if done. */
 int cleanup_run_one(int handle);
 /* The setting is back already: nothing to undo. */

@@ -380,6 +380,15 @@ int vm_stop_loop(struct vm *vm)
 	return vm_wait(vm);
 }
 
+void vm_test_page_where(const struct vm *vm, u64 page, char *buf, size_t len)
+{
+	u64 slot_pages = vm->test.size / MMUB_SZ_4K / vm->p.nr_slots;
+
+	snprintf(buf, len, "slot %llu gfn 0x%llx",
+		 (unsigned long long)(VM_TEST_SLOT0 + page / slot_pages),
+		 (unsigned long long)(vm->layout.test_gpa / MMUB_SZ_4K + page));
+}
+
 void vm_destroy(struct vm *vm)
 {
 	u32 i;

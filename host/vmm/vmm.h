@@ -144,6 +144,8 @@ void *vm_gpa_to_hva(struct vm *vm, u64 gpa);
 int vm_wait_epoch(struct vm *vm, u64 epoch);
 /* -1 (after reporting why) if a vCPU has stopped for good. */
 int vm_check(struct vm *vm);
+/* "slot N gfn 0x..." of 4K test page @page: where KVM knows it. */
+void vm_test_page_where(const struct vm *vm, u64 page, char *buf, size_t len);
 
 /* Liveness: a vCPU is stuck when its heartbeat stops for --watchdog s. */
 struct vm_watch {
