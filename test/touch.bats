@@ -73,11 +73,32 @@ done"
 	assert_output --regexp "watchdog: vCPU 0 made no progress for [0-9]+ s \(state busy, --watchdog 3\) while booting: RIP=0x[0-9a-f]+ .*\(CPL3\)"
 }
 
+# Boot in steps that add up to boot_ms; the host's populate of the test
+# memory is apart (it scales with the memory, boot should not).
+@test "boot is reported in steps, the host's populate apart" {
+	require_kvm
+	local j=$BATS_TEST_TMPDIR/t.json
+	mmub touch -b 64m -i 1 --json "$j"
+	assert_success
+	assert_line --regexp "^run 1/1: boot [0-9.]+ ms \(VM [0-9.]+, memory [0-9.]+, image [0-9.]+, page tables [0-9.]+, vCPUs [0-9.]+, first entry [0-9.]+\); host populate [0-9.]+ ms apart$"
+	assert_json "$j" '.results.runs[0] | .populate_ms > 0 and
+		(.boot | length == 6 and all(.[]; . > 0)) and
+		((.boot | add) - .boot_ms | fabs) < 0.001'
+	mmub touch -b 64m -i 1 --no-populate --json "$j"
+	assert_success
+	assert_line --regexp "^run 1/1: boot [0-9.]+ ms \(.*\); no host populate$"
+	assert_json "$j" '.results.runs[0].populate_ms == null'
+}
+
 @test "bench prints its figures" {
 	require_kvm
 	mmub bench -b 8m
 	assert_success
 	assert_line --regexp "^  boot_ms +[0-9.]+ "
+	for s in vm_ms memory_ms image_ms tables_ms vcpus_ms entry_ms; do
+		assert_line --regexp "^    $s +[0-9.]+ "
+	done
+	assert_line --regexp "^  populate_ms +[0-9.]+ "
 	assert_line --regexp "^  guest_host_ratio +[0-9.]+ "
 	assert_line --regexp "^  guest_exits_per_pass +[0-9]+ "
 	assert_line --regexp "^  exits_per_pass +[0-9]+ "

@@ -49,6 +49,10 @@ void report_stats(const struct vm *vm, const struct phase *p, u32 n);
 
 /* What ran, and where: kernel, CPU, MMU, KVM capabilities and parameters. */
 json_t *report_env(const struct vm *vm);
+/* Where the boot went, and the host's populate apart: one line. */
+void report_boot(const struct vm *vm, u32 index, u32 repeat);
+/* The same as JSON members of @run: boot_ms, boot{...}, populate_ms. */
+void report_boot_json(const struct vm *vm, json_t *run);
 /* The phases: their vCPUs' results and the stats deltas. */
 json_t *report_phases(const struct vm *vm, const struct phase *p, u32 n);
 

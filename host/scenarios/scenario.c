@@ -58,14 +58,13 @@ int run_one(struct doc *doc, const struct vm_params *vp,
 		jset(doc->root, "env", report_env(&vm));
 	ret = vm_start(&vm);
 	if (!ret && print)
-		printf("run %u/%u: boot %.1f ms (KVM_CREATE_VM to all vCPUs in "
-		       "the engine)\n", index + 1, doc->c->repeat, vm.boot_ms);
+		report_boot(&vm, index, doc->c->repeat);
 	if (!ret)
 		ret = h->once(&vm, &r, index, h->arg);
 	if (!ret) {
 		if (print)
 			report_stats(&vm, r.ph, r.nph);
-		jset(r.json, "boot_ms", jnum(vm.boot_ms));
+		report_boot_json(&vm, r.json);
 		jset(r.json, "phases", report_phases(&vm, r.ph, r.nph));
 		json_array_append(doc->runs, r.json);
 	}

@@ -38,6 +38,14 @@ void die(const char *fmt, ...)
 	exit(2);
 }
 
+double lap_ms(double *t)
+{
+	double now = now_ms(), d = now - *t;
+
+	*t = now;
+	return d;
+}
+
 double now_ms(void)
 {
 	struct timespec ts;

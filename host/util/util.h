@@ -18,6 +18,8 @@ __attribute__((format(printf, 1, 2), noreturn)) void die(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void err_msg(const char *fmt, ...);
 
 double now_ms(void);
+/* Since *@t, which becomes now: a stopwatch's lap. */
+double lap_ms(double *t);
 const char *fmt_size(u64 bytes, char *buf, size_t len);
 /* Results are never half-written: a temporary file, then rename. */
 int write_file_atomic(const char *path, const char *data, size_t len);

@@ -48,6 +48,11 @@ struct mmub_pt {
 	u64 pool_end;
 	u64 root;		/* gpa of the root table */
 	u64 tables;		/* tables handed out so far */
+	/*
+	 * The pool is known to hold zeros (fresh anonymous memory): tables
+	 * are not cleared, so each is written once, by its entries.
+	 */
+	bool pool_zeroed;
 };
 
 /* Tables needed to map @size bytes with @page-sized leaves (upper bound). */
