@@ -175,7 +175,7 @@ test:
 bench: all
 	$(Q)ci/kvm-exec.sh --arch $(ARCH) --sh ' \
 	mmubench bench -v 1 -b $(MEM) $(RUN_ARGS); \
-	for v in 1 4; do mmubench touch -v $$v -b $$((1024 / v))m -i 1 \
+	for v in 1 4; do mmubench touch -v $$v -b $$((1024 / v))m -i 1 --no-populate \
 		--repeat 3 | grep "^run"; done; \
 	mmubench dirty-log -v 2 -b $(MEM) -i 3 | grep -E "^mmubench|user-space"; \
 	mmubench zap -v 2 -b $(MEM) --zap c4 | grep -E "^mmubench|overhead"' \

@@ -25,6 +25,7 @@ static const struct scenario *const scenarios[] = {
 	&scenario_nx_recovery,
 	&scenario_bench,
 	&scenario_migrate,
+	&scenario_scale,
 };
 
 /*

@@ -11,5 +11,6 @@ extern const struct scenario scenario_zap;
 extern const struct scenario scenario_nx_recovery;
 extern const struct scenario scenario_bench;
 extern const struct scenario scenario_migrate;
+extern const struct scenario scenario_scale;
 
 #endif

@@ -220,7 +220,7 @@ void vm_create(struct vm *vm, const struct vm_params *p)
 	for (u32 i = 0; i < cfg->nr_vcpus; i++)
 		vcpu_create(vm, i);
 	b->vcpus_ms = lap_ms(&t);
-	vm->t_create = t;
+	vm->t_entry = t;
 }
 
 static const char *state_name(u32 s)
@@ -360,7 +360,7 @@ int vm_start(struct vm *vm)
 	 * (up to 2 ms a step) would be most of what boot_ms reports.
 	 */
 	r = wait_acks(vm, 20);
-	b->entry_ms = now_ms() - vm->t_create;
+	b->entry_ms = now_ms() - vm->t_entry;
 	vm->boot_ms = b->vm_ms + b->memory_ms + b->image_ms + b->tables_ms +
 		      b->vcpus_ms + b->entry_ms;
 	return r;
