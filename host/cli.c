@@ -193,9 +193,11 @@ static void parse_common(struct common *c, int key, const char *arg,
 	switch (key) {
 	case 'v':
 		p->nr_vcpus = (u32)parse_u64("-v", arg, 1, MMUB_MAX_VCPUS);
+		c->given |= GIVEN_VCPUS;
 		break;
 	case 'b':
 		p->vcpu_bytes = parse_size("-b", arg, MMUB_SZ_4K);
+		c->given |= GIVEN_BYTES;
 		break;
 	case 's':
 		p->backing = parse_backing(arg);

@@ -45,6 +45,12 @@ COLS="host_populate_ms first_pass_ms second_pass_ms enable_get_ms enable_clear_m
 	run "$MMUBENCH" scale --vcpu-counts 0
 	assert_equal "$status" 2
 	assert_output --partial "--vcpu-counts 0"
+	run "$MMUBENCH" scale -v 2
+	assert_equal "$status" 2
+	assert_output "mmubench: scale: the sizes and vCPU counts are --sizes and --vcpu-counts; not -v or -b"
+	run "$MMUBENCH" scale --repeat 3
+	assert_equal "$status" 2
+	assert_output "mmubench: scale: one VM per size; not with --repeat 3"
 	run "$MMUBENCH" scale -s shmem
 	assert_equal "$status" 2
 	assert_output "mmubench: scale: each row sets its own backing and page size; not with -s or --guest-page"

@@ -124,6 +124,11 @@ static void validate(struct common *c)
 	if (c->given & (GIVEN_BACKING | GIVEN_PAGE))
 		die("scale: each row sets its own backing and page size; not "
 		    "with -s or --guest-page");
+	if (c->given & (GIVEN_VCPUS | GIVEN_BYTES))
+		die("scale: the sizes and vCPU counts are --sizes and "
+		    "--vcpu-counts; not -v or -b");
+	if (c->repeat > 1)
+		die("scale: one VM per size; not with --repeat %u", c->repeat);
 	for (u32 s = 0; s < o.nsizes; s++)
 		for (u32 v = 0; v < o.nvcpus; v++)
 			if (o.sizes[s] % ((u64)o.vcpus[v] * MMUB_SZ_2M))

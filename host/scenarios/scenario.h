@@ -38,6 +38,8 @@ struct common {
 #define GIVEN_BACKING	(1u << 0)
 #define GIVEN_PAGE	(1u << 1)
 #define GIVEN_STRIDE	(1u << 2)
+#define GIVEN_VCPUS	(1u << 3)
+#define GIVEN_BYTES	(1u << 4)
 
 struct scenario {
 	const char *name;
