@@ -239,6 +239,13 @@ void qemu_cmd_add(struct qemu_cmd *q, const char *arg)
 	q->argv[q->argc] = NULL;
 }
 
+bool qemu_parse_backend(const char *arg)
+{
+	if (strcmp(arg, "kvm") && strcmp(arg, "qemu"))
+		die("--backend %s: unknown (accepted: kvm, qemu)", arg);
+	return !strcmp(arg, "qemu");
+}
+
 void qemu_check_params(const struct vm_params *p)
 {
 	if (p->backing || p->nr_slots > 1 || p->pin[0] >= 0 ||

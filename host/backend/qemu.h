@@ -34,6 +34,8 @@ void qemu_cmd_init(struct qemu_cmd *q, const struct vm_params *p, u32 passes);
 void qemu_cmd_add(struct qemu_cmd *q, const char *arg);
 /* Dies naming the Debian package if argv[0] is not on $PATH. */
 void qemu_cmd_check(const struct qemu_cmd *q);
+/* --backend kvm|qemu: true for qemu; anything else dies naming both. */
+bool qemu_parse_backend(const char *arg);
 /* Dies if @p asks for what only mmubench's VMM has (memslots, pinning). */
 void qemu_check_params(const struct vm_params *p);
 

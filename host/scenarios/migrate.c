@@ -85,7 +85,6 @@ static struct {
 	struct mig_params mp;
 	const char *to;
 	bool table;
-	bool idle;
 	enum invalidate inv;
 	int to_fd;		/* --to's connection, made before the VM */
 	bool qemu;
@@ -125,7 +124,7 @@ static void parse(int key, const char *arg)
 		o.table = true;
 		break;
 	case O_IDLE:
-		o.idle = true;
+		o.mp.idle = true;
 		break;
 	case O_INVALIDATE:
 		for (o.inv = INV_NONE; o.inv <= INV_COLLAPSE; o.inv++)
@@ -137,9 +136,7 @@ static void parse(int key, const char *arg)
 					   1ULL << 40);
 		break;
 	case O_BACKEND:
-		if (strcmp(arg, "kvm") && strcmp(arg, "qemu"))
-			die("--backend %s: unknown (accepted: kvm, qemu)", arg);
-		o.qemu = !strcmp(arg, "qemu");
+		o.qemu = qemu_parse_backend(arg);
 		break;
 	}
 }
@@ -177,7 +174,7 @@ static void validate_qemu(struct common *c)
 			  o.mp.mode != DLOG_CLEAR_INIT_SET ? "--mode" :
 			  o.rounds_set ? "--max-rounds" :
 			  o.table ? "--table" :
-			  o.idle ? "--idle" :
+			  o.mp.idle ? "--idle" :
 			  o.inv != INV_OFF ? "--invalidate" :
 			  c->repeat > 1 ? "--repeat" : NULL;
 
@@ -219,7 +216,6 @@ static void validate(struct common *c)
 		die("--invalidate collapse: 4K anonymous memory only; not "
 		    "with --table");
 	o.mp.progress = isatty(STDERR_FILENO);
-	o.mp.idle = o.idle;
 	/* An unreachable receiver is said before any VM exists. */
 	if (o.to)
 		o.to_fd = connect_to(o.to);
@@ -338,7 +334,7 @@ static int migrate_once(struct vm *vm, struct run *run, struct mig *m)
 	struct wire_hdr hdr = { .magic = WIRE_MAGIC, .pages = m->pages };
 
 	if (history(vm, run) || wire_send(&m->w, &hdr, sizeof(hdr)) ||
-	    (!o.idle && vm_post(vm, MMUB_CMD_LOOP, 1)))
+	    (!o.mp.idle && vm_post(vm, MMUB_CMD_LOOP, 1)))
 		return -1;
 	return mig_source_run(vm, m);
 }
@@ -467,7 +463,7 @@ static json_t *config(void)
 			 (json_int_t)o.mp.bandwidth, "downtime_ms",
 			 o.mp.downtime_ms, "max_rounds", o.mp.max_rounds,
 			 "to", o.to ? o.to : "local", "table", o.table,
-			 "invalidate", inv_names[o.inv], "idle", o.idle);
+			 "invalidate", inv_names[o.inv], "idle", o.mp.idle);
 }
 
 static int run_table(const struct common *c)
@@ -509,7 +505,7 @@ static int run(struct common *c)
 	       o.mp.bandwidth ? bw : "no cap", o.mp.bandwidth ? "/s" : "",
 	       o.mp.downtime_ms, o.mp.max_rounds,
 	       o.to ? o.to : "a receiver process (Unix socket)");
-	if (o.idle)
+	if (o.mp.idle)
 		printf("the vCPUs write their working set, then idle\n");
 	if (o.inv != INV_OFF)
 		printf("before logging: the guest writes every page, then "

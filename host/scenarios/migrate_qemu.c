@@ -70,6 +70,7 @@ struct qmig {
 	double total_ms, downtime_ms, wire_mib;
 	u64 rounds, pages_sent, zero_pages, bytes;
 	u64 verified, mismatches, test_mismatches;
+	const char *not_reported;	/* NULL: "-" in the table, JSON null */
 	char version[32];	/* the QEMU's */
 	u64 pad;		/* RAM added for QEMU before 9.0 */
 };
@@ -496,19 +497,33 @@ static int compare(struct qmig *m)
 	return ret;
 }
 
+/* The columns and members of the KVM run's (mig_fields in migrate.c). */
+static const struct field qmig_fields[] = {
+	FIELD(struct qmig, total_ms, FIELD_DOUBLE, 10, 1),
+	FIELD(struct qmig, rounds, FIELD_U64, 7, 0),
+	FIELD(struct qmig, pages_sent, FIELD_U64, 11, 0),
+	FIELD(struct qmig, zero_pages, FIELD_U64, 11, 0),
+	FIELD(struct qmig, wire_mib, FIELD_DOUBLE, 9, 1),
+	FIELD(struct qmig, downtime_ms, FIELD_DOUBLE, 12, 1),
+	/* QEMU reports neither: "-" and null, not a zero that looks measured. */
+	FIELD_AS("zero_check_ms", struct qmig, not_reported, FIELD_STR, 14, 0),
+	FIELD_AS("first_harvest", struct qmig, not_reported, FIELD_STR, 0, 0),
+	FIELD(struct qmig, verified, FIELD_U64, 0, 0),
+	FIELD(struct qmig, mismatches, FIELD_U64, 0, 0),
+	/* Beyond the KVM run's fields: QEMU migrates all of RAM. */
+	FIELD(struct qmig, test_mismatches, FIELD_U64, 0, 0),
+	FIELD(struct qmig, bytes, FIELD_U64, 0, 0),
+	{ NULL },
+};
+
 static void print_table(const struct qmig *m)
 {
 	char page[16];
 
-	fmt_size(m->c->vm.guest_page, page, sizeof(page));
-	printf("  %-6s %10s %7s %11s %11s %9s %12s %14s\n", "page",
-	       "total_ms", "rounds", "pages_sent", "zero_pages", "wire_mib",
-	       "downtime_ms", "zero_check_ms");
-	printf("  %-6s %10.1f %7llu %11llu %11llu %9.1f %12.1f %14s\n", page,
-	       m->total_ms, (unsigned long long)m->rounds,
-	       (unsigned long long)m->pages_sent,
-	       (unsigned long long)m->zero_pages, m->wire_mib,
-	       m->downtime_ms, "-");
+	printf("  %-6s", "page");
+	fields_head(qmig_fields);
+	printf("  %-6s", fmt_size(m->c->vm.guest_page, page, sizeof(page)));
+	fields_row(qmig_fields, m);
 	printf("  first harvest: - (QEMU does not report it); destination: "
 	       "%llu pages checked (all of RAM), %llu differ, %llu of them "
 	       "in the test memory\n", (unsigned long long)m->verified,
@@ -530,21 +545,7 @@ static void write_json(const struct qmig *m)
 	jset(doc.root, "arch", json_string(m->src.cmd.arch));
 	jset(doc.root, "qemu_version", json_string(m->version));
 	jset(doc.root, "qemu_ram_pad", json_integer((json_int_t)m->pad));
-	jset(j, "total_ms", jnum(m->total_ms));
-	jset(j, "rounds", json_integer((json_int_t)m->rounds));
-	jset(j, "pages_sent", json_integer((json_int_t)m->pages_sent));
-	jset(j, "zero_pages", json_integer((json_int_t)m->zero_pages));
-	jset(j, "wire_mib", jnum(m->wire_mib));
-	jset(j, "downtime_ms", jnum(m->downtime_ms));
-	/* QEMU reports neither: null, not a zero that looks measured. */
-	jset(j, "zero_check_ms", json_null());
-	jset(j, "first_harvest", json_null());
-	jset(j, "verified", json_integer((json_int_t)m->verified));
-	jset(j, "mismatches", json_integer((json_int_t)m->mismatches));
-	/* Beyond the KVM run's fields: QEMU migrates all of RAM. */
-	jset(j, "test_mismatches",
-	     json_integer((json_int_t)m->test_mismatches));
-	jset(j, "bytes", json_integer((json_int_t)m->bytes));
+	fields_json(j, qmig_fields, m);
 	jset(run, "migrate", j);
 	if (json_array_append_new(doc.runs, run))
 		die("out of memory building the JSON document");

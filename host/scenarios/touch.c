@@ -9,7 +9,6 @@
  * the first visit (or after an invalidation), which every vCPU calls.
  * --backend qemu runs the guest alone under QEMU TCG (backend/qemu.c).
  */
-#include <string.h>
 #include "util/util.h"
 #include "backend/qemu.h"
 #include "results/json.h"
@@ -39,9 +38,7 @@ static void parse(int key, const char *arg)
 		o.exec = true;
 		break;
 	case O_BACKEND:
-		if (strcmp(arg, "kvm") && strcmp(arg, "qemu"))
-			die("--backend %s: unknown (accepted: kvm, qemu)", arg);
-		o.qemu = !strcmp(arg, "qemu");
+		o.qemu = qemu_parse_backend(arg);
 		break;
 	}
 }
