@@ -119,7 +119,7 @@ qemu_migrate_checks() { # JSON ARCH
 		.rounds >= 2 and .pages_sent >= $p and .zero_pages >= 6144 and
 		.zero_pages < .pages_sent and .bytes > 2048 * 4096 and
 		(.wire_mib - .bytes / 1048576 | fabs) < 0.001 and
-		.downtime_ms >= 0 and .total_ms >= .downtime_ms and
+		.downtime_ms >= 0 and .total_ms > 0 and .total_ms >= .downtime_ms and
 		.zero_check_ms == null and .first_harvest == null' --argjson p "$pages"
 }
 
