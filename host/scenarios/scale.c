@@ -213,24 +213,28 @@ static const char *too_big(u64 bytes)
 	return why;
 }
 
-/* Least squares y = a + b x over the sizes that ran; b per GiB. */
-static void fit(const struct cell *cl, u32 k, double *a, double *b)
+static double gib(u64 bytes)
+{
+	return (double)bytes / (double)(1ULL << 30);
+}
+
+/* The least-squares slope of column @k over the sizes that ran, per GiB. */
+static double slope(const struct cell *cl, u32 k)
 {
 	double sx = 0, sy = 0, sxx = 0, sxy = 0, x, n = 0;
 
 	for (u32 s = 0; s < o.nsizes; s++) {
 		if (cl[s].na)
 			continue;
-		x = (double)o.sizes[s] / (double)(1ULL << 30);
+		x = gib(o.sizes[s]);
 		sx += x;
 		sy += cl[s].v[k];
 		sxx += x * x;
 		sxy += x * cl[s].v[k];
 		n++;
 	}
-	*b = n > 1 && n * sxx != sx * sx ?
-	     (n * sxy - sx * sy) / (n * sxx - sx * sx) : NAN;
-	*a = n ? (sy - *b * sx) / n : NAN;
+	return n > 1 && n * sxx != sx * sx ?
+	       (n * sxy - sx * sy) / (n * sxx - sx * sx) : NAN;
 }
 
 /* The guest's page tables per GiB of test memory with @page leaves. */
@@ -252,50 +256,63 @@ static void check_rss(double slope, u64 page)
 		       "harness allocates per page\n", slope - known);
 }
 
-static void print_block(const struct cell *cl, const char *title, u64 page)
+/* One row per size: its figures, or n/a and why. */
+static void print_rows(const struct cell *cl)
 {
 	char sz[32];
-	double a, b, first = 0, last = 0, gib;
-	u32 k, s, lo = o.nsizes, hi = 0;
 
-	printf("\n%s\n  %-8s", title, "size");
-	for (k = 0; k < NR_COLS; k++)
+	printf("  %-8s", "size");
+	for (u32 k = 0; k < NR_COLS; k++)
 		printf(" %*s", (int)strlen(col_names[k]), col_names[k]);
 	printf("\n");
-	for (s = 0; s < o.nsizes; s++) {
+	for (u32 s = 0; s < o.nsizes; s++) {
 		printf("  %-8s", fmt_size(o.sizes[s], sz, sizeof(sz)));
 		if (cl[s].na) {
 			printf(" n/a: %s\n", cl[s].na);
 			continue;
 		}
-		lo = mmub_min(lo, s);
-		hi = s;
-		for (k = 0; k < NR_COLS; k++)
+		for (u32 k = 0; k < NR_COLS; k++)
 			printf(" %*.2f", (int)strlen(col_names[k]), cl[s].v[k]);
 		printf("\n");
 	}
+}
+
+/* Column @k's per-GiB value at size @hi against size @lo. */
+static void flag_superlinear(const struct cell *cl, u32 k, u32 lo, u32 hi)
+{
+	double first = cl[lo].v[k] / gib(o.sizes[lo]);
+	double last = cl[hi].v[k] / gib(o.sizes[hi]);
+	char sz[32];
+
+	if (first > 0 && last > first * SUPERLINEAR && cl[hi].v[k] >= FLAG_MIN)
+		printf("  FLAG %s grows faster than linear: %.3f per GiB at "
+		       "%s, %.3f at the smallest\n", col_names[k], last,
+		       fmt_size(o.sizes[hi], sz, sizeof(sz)), first);
+}
+
+static void print_block(const struct cell *cl, const char *title, u64 page)
+{
+	double b[NR_COLS];
+	u32 k, s, lo = o.nsizes, hi = 0;
+
+	printf("\n%s\n", title);
+	print_rows(cl);
+	for (s = 0; s < o.nsizes; s++)
+		if (!cl[s].na) {
+			lo = mmub_min(lo, s);
+			hi = s;
+		}
 	if (lo >= hi)
 		return;
 	printf("  %-8s", "per GiB");
 	for (k = 0; k < NR_COLS; k++) {
-		fit(cl, k, &a, &b);
-		printf(" %*.3f", (int)strlen(col_names[k]), b);
+		b[k] = slope(cl, k);
+		printf(" %*.3f", (int)strlen(col_names[k]), b[k]);
 	}
 	printf("   (slope of the fitted line)\n");
-	fit(cl, NR_COLS - 1, &a, &b);
-	check_rss(b, page);
-	for (k = 0; k < NR_COLS; k++) {
-		gib = (double)o.sizes[lo] / (double)(1ULL << 30);
-		first = cl[lo].v[k] / gib;
-		gib = (double)o.sizes[hi] / (double)(1ULL << 30);
-		last = cl[hi].v[k] / gib;
-		if (first > 0 && last > first * SUPERLINEAR &&
-		    cl[hi].v[k] >= FLAG_MIN)
-			printf("  FLAG %s grows faster than linear: %.3f per "
-			       "GiB at %s, %.3f at the smallest\n",
-			       col_names[k], last,
-			       fmt_size(o.sizes[hi], sz, sizeof(sz)), first);
-	}
+	check_rss(b[NR_COLS - 1], page);
+	for (k = 0; k < NR_COLS; k++)
+		flag_superlinear(cl, k, lo, hi);
 }
 
 static int run_row(struct doc *doc, const struct common *c,
