@@ -67,20 +67,13 @@ struct bench {
 static void print_boot(const struct vm *vm)
 {
 	const struct vm_boot *b = &vm->boot;
-	const struct { const char *name; double ms; const char *what; } s[] = {
-		{ "boot_ms", vm->boot_ms, "KVM_CREATE_VM to every vCPU in the "
-		  "engine, populate excluded; target <= 5" },
-		{ "  vm_ms", b->vm_ms, "KVM_CREATE_VM, stats fd, CPU caps" },
-		{ "  memory_ms", b->memory_ms, "mappings and memslots" },
-		{ "  image_ms", b->image_ms, "the guest image, its boot info" },
-		{ "  tables_ms", b->tables_ms, "the guest's page tables" },
-		{ "  vcpus_ms", b->vcpus_ms, "KVM_CREATE_VCPU, registers" },
-		{ "  entry_ms", b->entry_ms, "first entry until every vCPU "
-		  "waits" },
-	};
+	const struct vm_boot_step *s = vm_boot_steps;
 
-	for (size_t i = 0; i < MMUB_ARRAY_SIZE(s); i++)
-		printf("  %-22s %14.2f   %s\n", s[i].name, s[i].ms, s[i].what);
+	printf("  %-22s %14.2f   KVM_CREATE_VM to every vCPU in the engine, "
+	       "populate excluded; target <= 5\n", "boot_ms", vm->boot_ms);
+	for (u32 i = 0; i < VM_BOOT_STEPS; i++)
+		printf("    %-20s %14.2f   %s\n", s[i].key,
+		       vm_boot_step_ms(b, &s[i]), s[i].what);
 	if (vm->p.populate)
 		printf("  %-22s %14.2f   the host's touch of the test memory, "
 		       "before boot\n", "populate_ms", b->populate_ms);

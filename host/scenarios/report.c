@@ -318,24 +318,15 @@ const char *kvm_mmu_kind(void)
 								 "tdp_legacy";
 }
 
-static const struct field boot_fields[] = {
-	FIELD(struct vm_boot, vm_ms, FIELD_DOUBLE, 0, 3),
-	FIELD(struct vm_boot, memory_ms, FIELD_DOUBLE, 0, 3),
-	FIELD(struct vm_boot, image_ms, FIELD_DOUBLE, 0, 3),
-	FIELD(struct vm_boot, tables_ms, FIELD_DOUBLE, 0, 3),
-	FIELD(struct vm_boot, vcpus_ms, FIELD_DOUBLE, 0, 3),
-	FIELD(struct vm_boot, entry_ms, FIELD_DOUBLE, 0, 3),
-	{ NULL },
-};
-
 void report_boot(const struct vm *vm, u32 index, u32 repeat)
 {
 	const struct vm_boot *b = &vm->boot;
 
-	printf("run %u/%u: boot %.1f ms (VM %.1f, memory %.1f, image %.1f, "
-	       "page tables %.1f, vCPUs %.1f, first entry %.1f)", index + 1,
-	       repeat, vm->boot_ms, b->vm_ms, b->memory_ms, b->image_ms,
-	       b->tables_ms, b->vcpus_ms, b->entry_ms);
+	printf("run %u/%u: boot %.1f ms (", index + 1, repeat, vm->boot_ms);
+	for (u32 i = 0; i < VM_BOOT_STEPS; i++)
+		printf("%s%s %.1f", i ? ", " : "", vm_boot_steps[i].label,
+		       vm_boot_step_ms(b, &vm_boot_steps[i]));
+	printf(")");
 	if (vm->p.populate)
 		printf("; host populate %.1f ms apart\n", b->populate_ms);
 	else
@@ -346,7 +337,9 @@ void report_boot_json(const struct vm *vm, json_t *run)
 {
 	json_t *b = json_object();
 
-	fields_json(b, boot_fields, &vm->boot);
+	for (u32 i = 0; i < VM_BOOT_STEPS; i++)
+		jset(b, vm_boot_steps[i].key,
+		     jnum(vm_boot_step_ms(&vm->boot, &vm_boot_steps[i])));
 	jset(run, "boot_ms", jnum(vm->boot_ms));
 	jset(run, "boot", b);
 	jset(run, "populate_ms", vm->p.populate ?

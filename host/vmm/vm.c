@@ -348,6 +348,23 @@ int vm_wait(struct vm *vm)
 	return wait_acks(vm, 200);
 }
 
+#define STEP(member, label, what) \
+	{ #member, label, what, offsetof(struct vm_boot, member) }
+
+const struct vm_boot_step vm_boot_steps[VM_BOOT_STEPS] = {
+	STEP(vm_ms, "VM", "KVM_CREATE_VM, stats fd, CPU caps"),
+	STEP(memory_ms, "memory", "mappings and memslots"),
+	STEP(image_ms, "image", "the guest image, its boot info"),
+	STEP(tables_ms, "page tables", "the guest's page tables"),
+	STEP(vcpus_ms, "vCPUs", "KVM_CREATE_VCPU, registers"),
+	STEP(entry_ms, "first entry", "first entry until every vCPU waits"),
+};
+
+double vm_boot_step_ms(const struct vm_boot *b, const struct vm_boot_step *s)
+{
+	return *(const double *)((const char *)b + s->off);
+}
+
 int vm_start(struct vm *vm)
 {
 	struct vm_boot *b = &vm->boot;
@@ -361,8 +378,9 @@ int vm_start(struct vm *vm)
 	 */
 	r = wait_acks(vm, 20);
 	b->entry_ms = now_ms() - vm->t_entry;
-	vm->boot_ms = b->vm_ms + b->memory_ms + b->image_ms + b->tables_ms +
-		      b->vcpus_ms + b->entry_ms;
+	vm->boot_ms = 0;
+	for (u32 i = 0; i < VM_BOOT_STEPS; i++)
+		vm->boot_ms += vm_boot_step_ms(b, &vm_boot_steps[i]);
 	return r;
 }
 

@@ -10,6 +10,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <mmubench/boot.h>
 #include "kernel/stats.h"
 
@@ -119,6 +120,19 @@ struct vm_boot {
 	double entry_ms;	/* threads started until every vCPU is idle */
 	double populate_ms;	/* not in boot_ms */
 };
+
+/* A step of struct vm_boot that boot_ms adds up, with its names. */
+struct vm_boot_step {
+	const char *key;	/* the member's, and JSON's: "vm_ms" */
+	const char *label;	/* in a run's first line: "VM" */
+	const char *what;	/* in bench's table */
+	size_t off;		/* in struct vm_boot */
+};
+
+#define VM_BOOT_STEPS	6
+/* Every step of boot_ms, in the order a boot takes them. */
+extern const struct vm_boot_step vm_boot_steps[VM_BOOT_STEPS];
+double vm_boot_step_ms(const struct vm_boot *b, const struct vm_boot_step *s);
 
 struct vm {
 	struct vm_params p;
