@@ -79,6 +79,7 @@ enum vcpu_end {
 
 struct vm;
 struct kvm_dirty_gfn;
+struct mmub_pt;
 
 struct vcpu {
 	struct vm *vm;
@@ -213,6 +214,10 @@ int arch_vcpu_init(struct vcpu *v);
 int arch_vcpu_exit(struct vcpu *v);
 void arch_vcpu_dump(struct vcpu *v, char *buf, size_t len);
 const struct mmub_pt_fmt *arch_pt_fmt(void);
+/* Where the guest rings (enum mmub_doorbell): no memslot, KVM_EXIT_MMIO. */
+u64 arch_doorbell_gpa(void);
+/* Map the doorbell, writable at CPL3/EL0, into the guest's tables. */
+int arch_map_doorbell(struct mmub_pt *pt);
 /* Can the guest map its memory with @page pages on this CPU? (kvm_fd) */
 bool arch_supports_page(int kvm_fd, u64 page, char *why, size_t len);
 void arch_describe_fault(const struct mmub_fault *f, char *buf, size_t len);

@@ -191,9 +191,9 @@ void x86_exception(struct x86_exc_frame *f)
 		mb->fault.flags = f->rflags;
 		mb->fault.cs = f->cs;
 		mmub_store_release(&mb->state, MMUB_STATE_FAULT);
-		asm volatile("outl %0, %w1"
-			     : : "a"(MMUB_DB_FAULT), "Nd"(MMUB_X86_DOORBELL_PORT)
-			     : "memory");
+		asm volatile("movl %0, (%1)"
+			     : : "r"(MMUB_DB_FAULT),
+			       "r"(MMUB_X86_DOORBELL_GPA) : "memory");
 	}
 	for (;;)
 		asm volatile("cli; hlt");
