@@ -196,6 +196,8 @@ void vm_create(struct vm *vm, const struct vm_params *p)
 	memset(vm, 0, sizeof(*vm));
 	vm->p = *p;
 	pthread_mutex_init(&vm->print_lock, NULL);
+	pthread_mutex_init(&vm->park_lock, NULL);
+	pthread_cond_init(&vm->park_cond, NULL);
 	open_kvm(vm);
 	t = now_ms();
 	vm->fd = ioctl(vm->kvm_fd, KVM_CREATE_VM, 0);
@@ -401,6 +403,8 @@ int vm_post(struct vm *vm, u32 cmd, u32 arg)
 		mb->cmd_arg = arg;
 		mmub_store_release(&mb->cmd_seq, vm->seq);
 	}
+	if (!vm->posted)
+		vcpu_unpark_all(vm);
 	return 0;
 }
 
