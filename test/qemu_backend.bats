@@ -12,11 +12,13 @@ setup() {
 	local j=$BATS_TEST_TMPDIR/q.json
 	run "$MMUBENCH" touch --backend qemu -v 2 -b 16m -i 2 --guest "$O/x86_64/guest.elf" --json "$j"
 	assert_success
+	assert_line --regexp "^boot [0-9]+\.[0-9] ms: QEMU -M microvm started until the guest's engine began$"
 	assert_line --regexp "^  populate +0 +4096 +[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9]+ +[0-9]+$"
 	assert_line --regexp "^  populate +1 +4096 +[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9]+ +[0-9]+$"
 	assert_line --regexp "^  iter2 +0 +4096 "
 	assert_line --regexp "^  iter2 +1 +4096 "
-	run jq -e '.backend == "qemu" and (.passes | length == 6) and
+	run jq -e '.backend == "qemu" and .machine == "microvm" and .boot_ms > 0 and
+		(.passes | length == 6) and
 		([.passes[] | select(.vcpu == 1)] | length == 3) and
 		all(.passes[]; .accesses == 4096 and .latency_ns.p99 > 0)' "$j"
 	assert_success

@@ -245,6 +245,12 @@ void engine_serve(struct engine *e)
 	u32 cmd, arg;
 
 	mmub_store_release(&mb->state, MMUB_STATE_IDLE);
+	/*
+	 * Spinning until the first command, the vCPUs that booted first
+	 * would take the CPUs from those still booting whenever the host
+	 * has fewer CPUs than vCPUs.  One exit per vCPU, before any pass.
+	 */
+	arch_doorbell(MMUB_DB_PARK);
 	for (;;) {
 		while ((seq = mmub_load_acquire(&mb->cmd_seq)) == seen)
 			arch_relax();

@@ -55,13 +55,19 @@ static void guest_words(const struct vm_params *p, u32 passes, char *buf,
 	}
 }
 
-/* Runs QEMU, collecting its serial output; returns its wait status. */
+/* The guest's engine prints this first, once every vCPU is in it. */
+#define START_LINE	"MMUB start "
+
+/*
+ * Runs QEMU, collecting its serial output; returns its wait status.
+ * @boot_ms: from the fork until START_LINE arrived (0 if it never did).
+ */
 static int run_qemu(char *const argv[], char *out, size_t cap, u32 timeout_s,
-		    bool *timed_out)
+		    bool *timed_out, double *boot_ms)
 {
 	size_t len = 0;
 	int fds[2], status = 0;
-	double deadline = now_ms() + timeout_s * 1e3;
+	double t0 = now_ms(), deadline = t0 + timeout_s * 1e3;
 	pid_t pid;
 
 	if (pipe(fds))
@@ -79,6 +85,7 @@ static int run_qemu(char *const argv[], char *out, size_t cap, u32 timeout_s,
 	}
 	close(fds[1]);
 	*timed_out = false;
+	*boot_ms = 0;
 	for (;;) {
 		struct pollfd p = { .fd = fds[0], .events = POLLIN };
 		int left = (int)(deadline - now_ms());
@@ -95,6 +102,9 @@ static int run_qemu(char *const argv[], char *out, size_t cap, u32 timeout_s,
 		if (n <= 0)
 			break;
 		len += (size_t)n;
+		out[len] = 0;
+		if (!*boot_ms && strstr(out, START_LINE))
+			*boot_ms = now_ms() - t0;
 		if (len + 1 >= cap)
 			break;
 	}
@@ -199,7 +209,8 @@ static u16 guest_machine(const char *path)
 	return eh.e_machine;
 }
 
-void qemu_cmd_init(struct qemu_cmd *q, const struct vm_params *p, u32 passes)
+void qemu_cmd_init(struct qemu_cmd *q, const struct vm_params *p, u32 passes,
+		   enum qemu_x86_machine x86)
 {
 	guest_words(p, passes, q->words, sizeof(q->words));
 	/* The guest's own memory and the firmware's, on top of the test. */
@@ -211,7 +222,7 @@ void qemu_cmd_init(struct qemu_cmd *q, const struct vm_params *p, u32 passes)
 	switch (guest_machine(p->guest)) {
 	case EM_X86_64:
 		qemu_argv_x86_64(p, q->argv, QEMU_ARGV_MAX, q->words, q->mem,
-				 q->smp);
+				 q->smp, x86);
 		q->arch = "x86_64";
 		q->package = "qemu-system-x86";
 		q->ram_base = 0;
@@ -280,9 +291,10 @@ int qemu_run(const struct vm_params *p, u32 passes, struct qemu_result *res)
 	bool timed_out;
 	int wst, status;
 
-	qemu_cmd_init(&q, p, passes);
+	qemu_cmd_init(&q, p, passes, QEMU_X86_MICROVM);
 	qemu_cmd_check(&q);
 	res->arch = q.arch;
+	res->machine = q.argv[2];
 	res->passes = json_array();
 	out = malloc(OUT_MAX);
 	if (!out || !res->passes)
@@ -291,12 +303,16 @@ int qemu_run(const struct vm_params *p, u32 passes, struct qemu_result *res)
 	       "(TCG: no second-stage MMU, no KVM stats)\n",
 	       p->nr_vcpus, p->nr_vcpus > 1 ? "s" : "",
 	       (unsigned long long)(p->vcpu_bytes / MMUB_MIB), q.argv[0]);
-	wst = run_qemu(q.argv, out, OUT_MAX, p->watchdog_s, &timed_out);
+	wst = run_qemu(q.argv, out, OUT_MAX, p->watchdog_s, &timed_out,
+		       &res->boot_ms);
 	if (timed_out) {
 		free(out);
 		die("--backend qemu: the guest did not finish in %u s "
 		    "(--watchdog)", p->watchdog_s);
 	}
+	if (res->boot_ms)
+		printf("boot %.1f ms: QEMU -M %s started until the guest's "
+		       "engine began\n", res->boot_ms, res->machine);
 	status = parse_output(out, res->passes);
 	if (status < 0)
 		err_msg("--backend qemu: no result from the guest (QEMU wait "

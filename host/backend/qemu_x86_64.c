@@ -5,12 +5,15 @@
 #include "backend/qemu.h"
 
 void qemu_argv_x86_64(const struct vm_params *p, char **argv, int max,
-		      const char *words, const char *mem, const char *smp)
+		      const char *words, const char *mem, const char *smp,
+		      enum qemu_x86_machine machine)
 {
 	static char append[600];
 	int n = 0;
 	char *const a[] = {
-		"qemu-system-x86_64", "-M", "pc", "-accel", "tcg", "-nodefaults",
+		"qemu-system-x86_64", "-M",
+		machine == QEMU_X86_PC ? "pc" : "microvm",
+		"-accel", "tcg", "-nodefaults",
 		"-display", "none", "-no-reboot", "-monitor", "none",
 		"-serial", "stdio", "-device", "isa-debug-exit,iobase=0xf4,iosize=4",
 		"-m", (char *)mem, "-smp", (char *)smp, "-kernel", (char *)p->guest,

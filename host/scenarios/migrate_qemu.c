@@ -118,7 +118,7 @@ static void side_init(struct qmig *m, struct side *s, const char *who,
 	snprintf(s->qmp_path, sizeof(s->qmp_path), "%s/%.3s.qmp", m->dir, tag);
 	snprintf(s->out, sizeof(s->out), "%s/%.3s.out", m->dir, tag);
 	snprintf(s->err, sizeof(s->err), "%s/%.3s.err", m->dir, tag);
-	qemu_cmd_init(&s->cmd, &m->c->vm, FOREVER_PASSES);
+	qemu_cmd_init(&s->cmd, &m->c->vm, FOREVER_PASSES, QEMU_X86_PC);
 	snprintf(s->backend, sizeof(s->backend),
 		 "memory-backend-file,id=mmub-ram,size=%llu,mem-path=%s,"
 		 "share=on", (unsigned long long)s->cmd.ram_bytes, s->ram);

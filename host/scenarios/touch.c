@@ -88,6 +88,8 @@ static int run_qemu(const struct common *c)
 	jset(doc, "scenario", json_string("touch"));
 	jset(doc, "backend", json_string("qemu"));
 	jset(doc, "arch", json_string(res.arch));
+	jset(doc, "machine", json_string(res.machine));
+	jset(doc, "boot_ms", json_real(res.boot_ms));
 	jset(doc, "config", common_config(c));
 	jset(doc, "passes", res.passes);
 	if (c->json && !ret && json_write_atomic(c->json, doc))

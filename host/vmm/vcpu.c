@@ -79,6 +79,32 @@ static void vcpu_print(struct vcpu *v)
 	pthread_mutex_unlock(&v->vm->print_lock);
 }
 
+/*
+ * The guest parks each vCPU once, idle before its first command, so that
+ * idle vCPUs do not spin on a host with fewer CPUs than vCPUs while
+ * others still boot.  Parked is out of guest mode: vcpu_sync_all() takes
+ * it as an answer.
+ */
+static void vcpu_park(struct vcpu *v)
+{
+	struct vm *vm = v->vm;
+
+	pthread_mutex_lock(&vm->park_lock);
+	__atomic_store_n(&v->parked, 1, __ATOMIC_RELEASE);
+	while (!vm->posted && !vm->stopping)
+		pthread_cond_wait(&vm->park_cond, &vm->park_lock);
+	__atomic_store_n(&v->parked, 0, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&vm->park_lock);
+}
+
+void vcpu_unpark_all(struct vm *vm)
+{
+	pthread_mutex_lock(&vm->park_lock);
+	vm->posted = true;
+	pthread_cond_broadcast(&vm->park_cond);
+	pthread_mutex_unlock(&vm->park_lock);
+}
+
 /* Handle one exit: true while the vCPU should keep running. */
 static bool vcpu_handle_exit(struct vcpu *v)
 {
@@ -98,6 +124,9 @@ static bool vcpu_handle_exit(struct vcpu *v)
 		return true;
 	case MMUB_DB_PRINT:
 		vcpu_print(v);
+		return true;
+	case MMUB_DB_PARK:
+		vcpu_park(v);
 		return true;
 	case MMUB_DB_DONE:
 		vcpu_end(v, VCPU_DONE);
@@ -195,6 +224,10 @@ void vcpu_kick_all(struct vm *vm)
 	u32 i;
 
 	vm->stopping = 1;
+	/* Under the lock: a vCPU about to park sees stopping or the wakeup. */
+	pthread_mutex_lock(&vm->park_lock);
+	pthread_cond_broadcast(&vm->park_cond);
+	pthread_mutex_unlock(&vm->park_lock);
 	for (i = 0; i < vm->p.nr_vcpus; i++) {
 		struct vcpu *v = &vm->vcpus[i];
 
@@ -230,7 +263,8 @@ void vcpu_sync_all(struct vm *vm)
 		while (v->started &&
 		       !__atomic_load_n(&v->end, __ATOMIC_ACQUIRE) &&
 		       __atomic_load_n(&v->sync_ack, __ATOMIC_ACQUIRE) !=
-		       v->sync_req) {
+		       v->sync_req &&
+		       !__atomic_load_n(&v->parked, __ATOMIC_ACQUIRE)) {
 			if (now_ms() - t > SYNC_TIMEOUT_MS)
 				die("vCPU %u did not leave guest mode within "
 				    "%d s of a kick", i, SYNC_TIMEOUT_MS / 1000);

@@ -83,6 +83,11 @@ static void setup_memory(struct vm *vm)
 				arch_test_gpa(), test_size, cfg->guest_page))
 		die("-b: %llu bytes per vCPU do not fit the layout (must be a "
 		    "multiple of --guest-page)", (unsigned long long)cfg->vcpu_bytes);
+	if (l->sys_end > arch_doorbell_gpa())
+		die("-v/-b: the system memory (%llu MiB) reaches the doorbell "
+		    "at 0x%llx; use fewer vCPUs or less memory",
+		    (unsigned long long)((l->sys_end - l->sys_base) >> 20),
+		    (unsigned long long)arch_doorbell_gpa());
 	vm->sys_size = l->sys_end - l->sys_base;
 	vm->sys = mmap(NULL, vm->sys_size, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -160,7 +165,8 @@ static void build_page_tables(struct vm *vm)
 	if (mmub_pt_map(&pt, l->sys_base + MMUB_SZ_4K, l->sys_base + MMUB_SZ_4K,
 			vm->sys_size - MMUB_SZ_4K, MMUB_SZ_4K, sys) ||
 	    mmub_pt_map(&pt, l->test_gpa, l->test_gpa, l->test_size,
-			l->guest_page, test))
+			l->guest_page, test) ||
+	    arch_map_doorbell(&pt))
 		die("page-table pool too small (bug): %llu tables used",
 		    (unsigned long long)pt.tables);
 	vm->bi->pgtable_root = pt.root;
@@ -190,6 +196,8 @@ void vm_create(struct vm *vm, const struct vm_params *p)
 	memset(vm, 0, sizeof(*vm));
 	vm->p = *p;
 	pthread_mutex_init(&vm->print_lock, NULL);
+	pthread_mutex_init(&vm->park_lock, NULL);
+	pthread_cond_init(&vm->park_cond, NULL);
 	open_kvm(vm);
 	t = now_ms();
 	vm->fd = ioctl(vm->kvm_fd, KVM_CREATE_VM, 0);
@@ -395,6 +403,8 @@ int vm_post(struct vm *vm, u32 cmd, u32 arg)
 		mb->cmd_arg = arg;
 		mmub_store_release(&mb->cmd_seq, vm->seq);
 	}
+	if (!vm->posted)
+		vcpu_unpark_all(vm);
 	return 0;
 }
 
@@ -454,6 +464,21 @@ void vm_test_page_where(const struct vm *vm, u64 page, char *buf, size_t len)
 		 (unsigned long long)(vm->layout.test_gpa / MMUB_SZ_4K + page));
 }
 
+/*
+ * A vCPU that failed on its way out rang "done" and got an exception or
+ * an error instead: the doorbell itself is broken, say so.
+ */
+static void exit_failures(struct vm *vm)
+{
+	for (u32 i = 0; i < vm->p.nr_vcpus; i++) {
+		struct vcpu *v = &vm->vcpus[i];
+		int end = __atomic_load_n(&v->end, __ATOMIC_ACQUIRE);
+
+		if (end == VCPU_FAULT || end == VCPU_ERROR)
+			vcpu_failed(vm, v);
+	}
+}
+
 void vm_destroy(struct vm *vm)
 {
 	u32 i;
@@ -472,6 +497,7 @@ void vm_destroy(struct vm *vm)
 				break;
 			usleep(5000);
 		}
+		exit_failures(vm);
 	}
 	vcpu_kick_all(vm);
 	for (i = 0; i < vm->p.nr_vcpus; i++) {

@@ -79,6 +79,7 @@ enum vcpu_end {
 
 struct vm;
 struct kvm_dirty_gfn;
+struct mmub_pt;
 
 struct vcpu {
 	struct vm *vm;
@@ -95,6 +96,7 @@ struct vcpu {
 	struct mmub_mailbox *mb;
 	u64 sync_req;		/* vcpu_sync_all(): asked by the host */
 	u64 sync_ack;		/* answered after an exit from KVM_RUN */
+	int parked;		/* in MMUB_DB_PARK's wait, out of guest mode */
 };
 
 /* A memslot of the test memory. */
@@ -160,6 +162,10 @@ struct vm {
 	double boot_ms;		/* KVM_CREATE_VM to every vCPU idle, */
 	struct vm_boot boot;	/* ...in steps; populate apart */
 	pthread_mutex_t print_lock;
+	/* vCPUs parked before the first command wait for it here. */
+	pthread_mutex_t park_lock;
+	pthread_cond_t park_cond;
+	bool posted;		/* a command was posted: nobody parks */
 };
 
 /* A VM from @p, its vCPUs made but not started; dies saying why not. */
@@ -189,6 +195,8 @@ int vm_watch_vcpu(struct vm *vm, struct vm_watch *w, u32 i, const char *what);
 int vcpu_create(struct vm *vm, u32 id);
 int vcpu_start(struct vcpu *v);
 void vcpu_kick_all(struct vm *vm);
+/* Let the vCPUs parked before the first command run (vm_post()). */
+void vcpu_unpark_all(struct vm *vm);
 /*
  * Make every running vCPU leave guest mode once and wait until each has,
  * without stopping them: afterwards KVM has flushed what it buffers per
@@ -213,6 +221,10 @@ int arch_vcpu_init(struct vcpu *v);
 int arch_vcpu_exit(struct vcpu *v);
 void arch_vcpu_dump(struct vcpu *v, char *buf, size_t len);
 const struct mmub_pt_fmt *arch_pt_fmt(void);
+/* Where the guest rings (enum mmub_doorbell): no memslot, KVM_EXIT_MMIO. */
+u64 arch_doorbell_gpa(void);
+/* Map the doorbell, writable at CPL3/EL0, into the guest's tables. */
+int arch_map_doorbell(struct mmub_pt *pt);
 /* Can the guest map its memory with @page pages on this CPU? (kvm_fd) */
 bool arch_supports_page(int kvm_fd, u64 page, char *why, size_t len);
 void arch_describe_fault(const struct mmub_fault *f, char *buf, size_t len);

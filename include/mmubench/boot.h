@@ -33,8 +33,14 @@
 /* Map the test memory executable (for the execute workload). */
 #define MMUB_BOOT_TEST_EXEC	(1U << 1)
 
-/* x86: the doorbell is a 32-bit OUT to this port, data = enum mmub_doorbell */
-#define MMUB_X86_DOORBELL_PORT	0xe0
+/*
+ * x86: the doorbell is a 32-bit store of enum mmub_doorbell to this guest
+ * physical address, in the hole below 4 GiB that neither the system
+ * memory nor the test memory (from 4 GiB) uses.  No memslot backs it, so
+ * KVM exits to the VMM with KVM_EXIT_MMIO.  Not port I/O: under kvm_pvm
+ * an OUT at CPL3 takes #GP whatever RFLAGS.IOPL says.
+ */
+#define MMUB_X86_DOORBELL_GPA	0xfe000000ULL
 
 /*
  * arm64: the doorbell is a 32-bit store of enum mmub_doorbell to this

@@ -6,7 +6,8 @@
  * posts a command by writing cmd/cmd_arg and then bumping cmd_seq (release);
  * the guest runs it and publishes ack_seq = cmd_seq (release) when done.
  * The host polls ack_seq, heartbeat and state.  Only printing, a guest
- * exception and the final "done" leave the guest (the doorbell).
+ * exception, the park before the first command and the final "done"
+ * leave the guest (the doorbell).
  */
 #ifndef MMUBENCH_MAILBOX_H
 #define MMUBENCH_MAILBOX_H
@@ -35,6 +36,7 @@ enum mmub_doorbell {
 	MMUB_DB_PRINT = 1,	/* print_len bytes are in print_buf */
 	MMUB_DB_FAULT = 2,	/* exception details are in fault */
 	MMUB_DB_DONE = 3,	/* the vCPU is finished */
+	MMUB_DB_PARK = 4,	/* idle before its first command: block it */
 };
 
 /* Filled by the CPL0 (EL1) exception handler before MMUB_DB_FAULT. */

@@ -6,11 +6,11 @@
 #include "../../guest.h"
 #include "x86.h"
 
-/* IOPL=3, so CPL3 may OUT: one exit to the VMM, only for rare events. */
+/* One exit to the VMM, only for rare events; see MMUB_X86_DOORBELL_GPA. */
 void arch_doorbell(u32 event)
 {
-	asm volatile("outl %0, %w1"
-		     : : "a"(event), "Nd"(MMUB_X86_DOORBELL_PORT) : "memory");
+	asm volatile("movl %0, (%1)"
+		     : : "r"(event), "r"(MMUB_X86_DOORBELL_GPA) : "memory");
 }
 
 static u8 inb(u16 port)

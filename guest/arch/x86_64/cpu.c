@@ -40,9 +40,25 @@ struct x86_desc_ptr x86_gdt_desc = {
 	.base = (u64)x86_gdt,
 };
 
-static u64 x86_idt[2 * 32] __attribute__((aligned(16)));
+/*
+ * An interrupt gate to exception stub @v, at CPL0.  The stubs are below
+ * 4 GiB, so the gate's upper half (offset 63:32) is zero.
+ */
+#define IDT_STUB(v)	((u64)X86_EXC_STUBS + 16 * (v))
+#define IDT_GATE(v)	[2 * (v)] = (IDT_STUB(v) & 0xffff) |		\
+			((u64)KERNEL_CS << 16) | (0x8eULL << 40) |	\
+			((IDT_STUB(v) >> 16 & 0xffff) << 48)
+#define IDT_GATES4(v)	IDT_GATE(v), IDT_GATE((v) + 1),			\
+			IDT_GATE((v) + 2), IDT_GATE((v) + 3)
+#define IDT_GATES16(v)	IDT_GATES4(v), IDT_GATES4((v) + 4),		\
+			IDT_GATES4((v) + 8), IDT_GATES4((v) + 12)
+
+_Static_assert(IDT_STUB(31) < 1ULL << 32, "the IDT's upper halves are 0");
+
+static const u64 x86_idt[2 * 32] __attribute__((aligned(16))) = {
+	IDT_GATES16(0), IDT_GATES16(16),
+};
 static struct x86_tss x86_tss[MMUB_MAX_VCPUS] __attribute__((aligned(16)));
-extern char x86_exc_stubs[];
 extern char x86_user_entry[];
 
 /* Read by the exception handler, which has no other way to find it. */
@@ -58,20 +74,6 @@ static void set_tss_desc(u32 cpu)
 		     (0x89ULL << 40) | (((limit >> 16) & 0xf) << 48) |
 		     (((base >> 24) & 0xff) << 56);
 	x86_gdt[i + 1] = base >> 32;
-}
-
-/* Same values from every vCPU, so concurrent writers cannot disagree. */
-static void set_idt(void)
-{
-	u32 v;
-
-	for (v = 0; v < 32; v++) {
-		u64 off = (u64)x86_exc_stubs + 16 * v;
-
-		x86_idt[2 * v] = (off & 0xffff) | ((u64)KERNEL_CS << 16) |
-				 (0x8eULL << 40) | (((off >> 16) & 0xffff) << 48);
-		x86_idt[2 * v + 1] = off >> 32;
-	}
 }
 
 static void enable_sse(void)
@@ -101,7 +103,6 @@ void x86_cpl0_init(struct mmub_boot_info *bi, u64 cpu)
 	u64 ustack = bi->ustack_gpa + (cpu + 1) * MMUB_USTACK_SIZE;
 
 	x86_boot_info = bi;
-	set_idt();
 	x86_tss[cpu].rsp[0] = kstack;
 	x86_tss[cpu].iopb = sizeof(struct x86_tss);
 	set_tss_desc((u32)cpu);
@@ -190,9 +191,9 @@ void x86_exception(struct x86_exc_frame *f)
 		mb->fault.flags = f->rflags;
 		mb->fault.cs = f->cs;
 		mmub_store_release(&mb->state, MMUB_STATE_FAULT);
-		asm volatile("outl %0, %w1"
-			     : : "a"(MMUB_DB_FAULT), "Nd"(MMUB_X86_DOORBELL_PORT)
-			     : "memory");
+		asm volatile("movl %0, (%1)"
+			     : : "r"(MMUB_DB_FAULT),
+			       "r"(MMUB_X86_DOORBELL_GPA) : "memory");
 	}
 	for (;;)
 		asm volatile("cli; hlt");

@@ -172,7 +172,8 @@ ap_park:
 	jmp	x86_exc_common
 .endm
 
-	.align 16
+	/* First in the image, at X86_EXC_STUBS: cpu.c's IDT is a constant. */
+	.section .text.exc, "ax"
 	.globl x86_exc_stubs
 x86_exc_stubs:
 	exc_stub 0, 0
@@ -207,6 +208,8 @@ x86_exc_stubs:
 	exc_stub 29, 1
 	exc_stub 30, 1
 	exc_stub 31, 0
+
+	.section .text.head, "ax"
 
 x86_exc_common:
 	mov	%rsp, %rdi

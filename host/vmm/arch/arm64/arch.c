@@ -55,6 +55,22 @@ u64 arch_test_gpa(void)
 	return TEST_GPA;
 }
 
+u64 arch_doorbell_gpa(void)
+{
+	return MMUB_ARM64_DOORBELL_GPA;
+}
+
+/*
+ * The 2M block as device memory EL0 may write.  Its entry goes into the
+ * table that maps the system memory (same 1G): no new table.
+ */
+int arch_map_doorbell(struct mmub_pt *pt)
+{
+	return mmub_pt_map(pt, MMUB_ARM64_DOORBELL_GPA, MMUB_ARM64_DOORBELL_GPA,
+			   MMUB_SZ_2M, MMUB_SZ_2M, MMUB_PROT_WRITE |
+			   MMUB_PROT_USER | MMUB_PROT_DEVICE);
+}
+
 const struct mmub_pt_fmt *arch_pt_fmt(void)
 {
 	return &mmub_pt_arm64;
@@ -74,11 +90,6 @@ int arch_vm_init(struct vm *vm)
 {
 	const struct mmub_layout *l = &vm->layout;
 
-	if (l->sys_end > MMUB_ARM64_DOORBELL_GPA)
-		die("-v/-b: the system memory (%llu MiB) reaches the doorbell "
-		    "at 0x%llx; use fewer vCPUs or less memory",
-		    (unsigned long long)((l->sys_end - l->sys_base) >> 20),
-		    (unsigned long long)MMUB_ARM64_DOORBELL_GPA);
 	if (l->test_gpa + l->test_size > (1ULL << DEFAULT_IPA_BITS))
 		die("-b: %llu GiB of test memory from 0x%llx exceed the "
 		    "%u-bit guest physical space of an arm64 VM",
@@ -155,12 +166,7 @@ static void protect_image(struct vm *vm, struct mmub_pt *pt)
 	free(ph);
 }
 
-/*
- * Finish the tables vm.c built: code pages read-only, and the doorbell's
- * 2M block as device memory EL0 may write.  The block's entry goes into
- * the table that maps the system memory (same 1G), so no new table is
- * needed: the pool is left empty on purpose.
- */
+/* Finish the tables vm.c built: code pages read-only. */
 static void finish_tables(struct vm *vm)
 {
 	struct mmub_pt pt = {
@@ -171,11 +177,6 @@ static void finish_tables(struct vm *vm)
 	};
 
 	protect_image(vm, &pt);
-	if (mmub_pt_map(&pt, MMUB_ARM64_DOORBELL_GPA, MMUB_ARM64_DOORBELL_GPA,
-			MMUB_SZ_2M, MMUB_SZ_2M, MMUB_PROT_WRITE |
-			MMUB_PROT_USER | MMUB_PROT_DEVICE))
-		die("cannot map the doorbell at 0x%llx (bug)",
-		    (unsigned long long)MMUB_ARM64_DOORBELL_GPA);
 }
 
 static void set_reg(struct vcpu *v, u64 id, u64 val, const char *name)

@@ -46,6 +46,19 @@ u64 arch_test_gpa(void)
 	return 4 * MMUB_GIB;
 }
 
+u64 arch_doorbell_gpa(void)
+{
+	return MMUB_X86_DOORBELL_GPA;
+}
+
+/* One 4K page: the PD and PT it needs come from the pool's slack. */
+int arch_map_doorbell(struct mmub_pt *pt)
+{
+	return mmub_pt_map(pt, MMUB_X86_DOORBELL_GPA, MMUB_X86_DOORBELL_GPA,
+			   MMUB_SZ_4K, MMUB_SZ_4K,
+			   MMUB_PROT_WRITE | MMUB_PROT_USER);
+}
+
 const struct mmub_pt_fmt *arch_pt_fmt(void)
 {
 	return &mmub_pt_x86_64;
@@ -175,11 +188,6 @@ int arch_vcpu_exit(struct vcpu *v)
 
 	switch (run->exit_reason) {
 	case KVM_EXIT_IO:
-		if (run->io.port == MMUB_X86_DOORBELL_PORT &&
-		    run->io.direction == KVM_EXIT_IO_OUT && run->io.size == 4) {
-			memcpy(&data, (u8 *)run + run->io.data_offset, 4);
-			return (int)data;
-		}
 		snprintf(v->err, sizeof(v->err), "unexpected port I/O %s 0x%x",
 			 run->io.direction == KVM_EXIT_IO_OUT ? "out" : "in",
 			 run->io.port);
@@ -205,6 +213,11 @@ int arch_vcpu_exit(struct vcpu *v)
 			 run->fail_entry.hardware_entry_failure_reason);
 		return -1;
 	case KVM_EXIT_MMIO:
+		if (run->mmio.phys_addr == MMUB_X86_DOORBELL_GPA &&
+		    run->mmio.is_write && run->mmio.len == 4) {
+			memcpy(&data, run->mmio.data, 4);
+			return (int)data;
+		}
 		snprintf(v->err, sizeof(v->err),
 			 "guest accessed unbacked memory at 0x%llx",
 			 (unsigned long long)run->mmio.phys_addr);
