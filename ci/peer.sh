@@ -27,7 +27,8 @@
 #
 # mmubench runs with --no-populate and --no-latency: the peer neither
 # pre-faults host memory nor times each access.  On arm64 the peer tests
-# one guest mode, -m 5 (40-bit IPA, 4K pages), as mmubench's guest has.
+# one guest mode, its default -m 5 (40-bit IPA, 4K pages), not every one
+# the CPU offers.
 #
 # DIR holds runs/peer-I.txt (the peer's output), runs/mmubench-I.{txt,json},
 # peer.json (ci/peer-json.awk of the peer's runs), mmubench.json (merged),
