@@ -85,7 +85,7 @@ HOST_SRCS := $(wildcard host/*.c host/util/*.c host/vmm/*.c \
 HOST_OBJS := $(HOST_SRCS:%.c=$(HOST_OUT)/obj/host/%.o)
 HOST_BIN := $(HOST_OUT)/mmubench
 
-.PHONY: all host guest newlib deps fetch-arm64 run run-nested test bench kernel clean \
+.PHONY: all host guest newlib deps fetch-arm64 run run-nested peer test bench kernel clean \
 	help unit \
 	efi run-efi
 all: host guest $(if $(filter 1,$(EFI)),efi)
@@ -165,6 +165,13 @@ run-nested: all
 	$(Q)ci/kvm-exec.sh --arch $(ARCH) $(HOST_BIN) $(GUEST_ELF) touch \
 		-v $(or $(VCPUS),2) -b $(MEM) $(RUN_ARGS)
 
+# The kernel's own dirty_log_perf_test beside "mmubench dirty-log", the
+# same -v, -b, -i and mode, alternating in one nested boot, then compared
+# (ci/peer.sh builds both; PEER_ARGS="-g --runs 6").
+PEER_ARGS ?=
+peer:
+	$(Q)ci/peer.sh --arch $(ARCH) -v $(or $(VCPUS),2) -b $(MEM) $(PEER_ARGS)
+
 test:
 	$(Q)test/run.sh
 
@@ -208,6 +215,8 @@ help:
 	@echo "  run      run 'touch' (VCPUS=2 MEM=$(MEM) RUN_ARGS=...) on /dev/kvm;"
 	@echo "           without it, the guest alone under QEMU TCG"
 	@echo "  run-nested  'touch' on KVM inside a nested kernel under QEMU"
+	@echo "  peer     the kernel's dirty_log_perf_test beside mmubench dirty-log,"
+	@echo "           one nested boot, compared (VCPUS=2 MEM=$(MEM) PEER_ARGS=...)"
 	@echo "  bench    figures about mmubench itself (not a test)"
 	@echo "  test     the bats suites (host built with ASan/UBSan)"
 	@echo "  kernel   build the nested test kernel [PATCHES=<series>]"

@@ -13,6 +13,7 @@ pkgs=(
 	gnu-efi
 	linux-source-6.1 bison flex libelf-dev libssl-dev cpio dwarves
 	busybox-static				# nested kernel + initramfs
+	rsync					# headers_install, for ci/peer.sh
 	bats bats-assert bats-support bats-file	# tests
 	jq					# tests read the JSON
 )

@@ -8,11 +8,13 @@
 #
 #   ci/kvm-exec.sh [--arch A] [--smp N] [--mem SIZE] [--cpu MODEL]
 #                  [--append KARGS] [--timeout SEC] [--series NAME]
-#                  [--sh SCRIPT] MMUBENCH GUEST [SCENARIO OPTIONS...]
+#                  [--sh SCRIPT [--file FILE]...] MMUBENCH GUEST [SCENARIO OPTIONS...]
 #
 # With --sh, SCRIPT (POSIX sh) runs instead, with a shell function
 # "mmubench" that calls the binary with the guest image: several runs
-# share one boot of the nested kernel.
+# share one boot of the nested kernel.  Each --file is copied into the
+# script's working directory under its own name, to run as ./NAME there:
+# another program beside mmubench, such as a kernel selftest.
 #
 # MMUBENCH_KVM=direct|nested|auto (default auto) forces a way.
 set -euo pipefail
@@ -23,6 +25,7 @@ arch=$(uname -m | sed -e 's/aarch64/arm64/')
 host_arch=$arch
 nested=()
 script=
+extra=()
 
 die() { echo "$prog: error: $*" >&2; exit 2; }
 usage() { # STATUS: 0 for --help, on stdout
@@ -39,6 +42,7 @@ while (($#)); do
 	--smp|--mem|--cpu|--append|--timeout|--series)
 		nested+=("$1" "${2:?$1 needs a value}"); shift 2 ;;
 	--sh) script=${2:?--sh needs a script}; shift 2 ;;
+	--file) extra+=("${2:?--file needs a value}"); shift 2 ;;
 	*) break ;;
 	esac
 done
@@ -47,6 +51,12 @@ bin=$1 guest=$2
 shift 2
 [[ -x $bin ]] || die "$bin: no mmubench binary (run make)"
 [[ -r $guest ]] || die "$guest: no guest image (run make)"
+files=()
+for f in "${extra[@]}"; do
+	[[ $script ]] || die "--file $f: only with --sh, whose script runs it"
+	[[ -f $f ]] || die "--file $f: no such file"
+	files+=(--file "$f:/root/${f##*/}")
+done
 
 # Pull --json FILE out: inside QEMU the file would be lost.
 args=() json=
@@ -77,6 +87,7 @@ if [[ $script ]]; then
 		bin=$(realpath "$bin") guest=$(realpath "$guest")
 		work=$(mktemp -d "${TMPDIR:-/tmp}/mmub-sh.XXXXXX")
 		trap 'rm -rf "$work"' EXIT
+		((${#extra[@]} == 0)) || cp -- "${extra[@]}" "$work/"
 		export MMUB_BIN=$bin MMUB_GUEST=$guest
 		rc=0
 		(cd "$work" && sh -c 'mmubench() { "$MMUB_BIN" "$@" --guest "$MMUB_GUEST"; }
@@ -86,7 +97,7 @@ if [[ $script ]]; then
 	[[ $mode == nested ]] || die "MMUBENCH_KVM=$mode: accepted: direct, nested, auto"
 	exec "$here/nested/run.sh" --arch "$arch" "${nested[@]}" \
 		--file "$bin:/root/mmubench" --file "$guest:/root/guest.elf" \
-		-- sh -c 'mmubench() { /root/mmubench "$@" --guest /root/guest.elf; }
+		"${files[@]}" -- sh -c 'mmubench() { /root/mmubench "$@" --guest /root/guest.elf; }
 '"$script"
 fi
 

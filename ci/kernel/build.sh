@@ -9,7 +9,7 @@
 #
 # The last line of stdout is the kernel image path; timings go to stderr.
 # Everything lives in ${MMUBENCH_CACHE:-$HOME/.cache/mmubench}/kernel:
-#   src/linux-6.1/         pristine source, unpacked once
+#   src/linux-6.1/         pristine source, unpacked once (ci/kernel/source.sh)
 #   trees/SERIES-ARCH/     `cp -al` of it (+ patches), build dir in ./build
 # Series live in $MMUBENCH_PATCHES/NAME/*.patch (default: <repo>/patches).
 # The build dir is a direct subdirectory of its tree so that kbuild uses
@@ -21,7 +21,8 @@ set -euo pipefail
 prog=ci/kernel/build.sh
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-tarball=${MMUBENCH_KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+# shellcheck source=source.sh
+source "$here/source.sh"	# tarball, src, kernel_source (sets src_id)
 cache=${MMUBENCH_CACHE:-$HOME/.cache/mmubench}/kernel
 arch=x86_64
 series=original
@@ -84,9 +85,7 @@ if [[ $series != original ]]; then
 	((${#patches[@]})) || die "series '$series' has no $pdir/*.patch"
 fi
 
-mkdir -p "$cache/src" "$cache/trees"
-src=$cache/src/linux-6.1
-src_id=$(stat -c '%s-%Y' "$tarball")
+mkdir -p "$cache/trees"
 
 # Seconds per step, on stderr: the caller wants to know where time went.
 timed() {
@@ -95,23 +94,6 @@ timed() {
 	"$@"
 	note "$(printf '%-22s %7.1f s' "$arch/$series $name" \
 		"$(echo "$EPOCHREALTIME - $t0" | bc)")"
-}
-
-unpack() {
-	rm -rf "$src" "$src.tmp"
-	mkdir "$src.tmp"
-	tar -xJf "$tarball" -C "$src.tmp" --strip-components=1
-	mv "$src.tmp" "$src"
-	echo "$src_id" >"$src.id"
-}
-
-# Shared by both arches: its own short lock, taken under the arch lock.
-ensure_source() {
-	{
-		flock 8
-		[[ -d $src && -f $src.id && $(<"$src.id") == "$src_id" ]] ||
-			timed unpack unpack
-	} 8>"$cache/.lock-src"
 }
 
 # Hash of everything the build depends on besides the source tree.
@@ -234,7 +216,8 @@ if ! flock -n 9; then
 	note "waiting for another build of $arch ($cache/.lock-$arch)"
 	timed "wait for lock" flock 9
 fi
-ensure_source
+# Shared by both arches: its own short lock, taken under the arch lock.
+kernel_source timed unpack
 build_original
 [[ $series == original ]] || build_series
 note "$(printf '%-22s %7.1f s' "$arch/$series total" "$(echo "$EPOCHREALTIME - $t_all" | bc)")"

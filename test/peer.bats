@@ -1,0 +1,144 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# ci/peer.sh: the kernel's dirty_log_perf_test beside "mmubench dirty-log"
+# in one nested boot, through "mmubench compare"; ci/peer-json.awk, which
+# turns the peer's lines into the document compare reads; bad input.
+load helpers
+
+# The table's rows, "METRIC|ROW|nA|nB|B/A", from compare's output.
+table_rows() { # FILE
+	awk '/^results\.runs/ { m = $1; next }
+	     m && /^  [a-z]/ && $1 != "row" {
+		row = $1; i = 2
+		if ($2 ~ /^iterations\[/) { row = row " " $2; i = 3 }
+		print m "|" row "|" $i "|" $(i + 1) "|" $(i + 4)
+	     }
+	     /^$/ { m = "" }' "$1"
+}
+
+# peer_run ARGS...: ci/peer.sh, its nested-infra redo announced as the
+# suite's retries are (test/run.sh counts them).
+peer_run() {
+	run "$ROOT/ci/peer.sh" "$@"
+	if [[ $output == *"ci/peer.sh: redone once: nested-infra: "* ]]; then
+		echo "# retried: $(grep -m1 'redone once: nested-infra' <<<"$output")" >&3
+	fi
+}
+
+@test "ci/peer.sh: dirty_log_perf_test and mmubench side by side in one nested boot" {
+	require_nested
+	local out=$BATS_TEST_TMPDIR/peer m r n=0
+	peer_run --arch x86_64 -v 1 -b 16m -i 2 --runs 2 --out "$out"
+	assert_success
+	assert_line --regexp '^ci/peer.sh: 2 runs each of dirty_log_perf_test -v 1 -b 16m -i 2 and mmubench dirty-log -v 1 -b 16m -i 2 --mode clear-init-set '
+	assert_line --regexp '^  A = dirty_log_perf_test: .*/peer.json, 2 runs, kernel 6\.1\.'
+	assert_line --regexp '^  B = mmubench: .*/mmubench.json, 2 runs, kernel 6\.1\.'
+	# Every row: both sides' 2 runs, and B/A a number.
+	run table_rows "$out/compare.txt"
+	assert_success
+	for m in 'phases[name=populate].wall_ms|clear-init-set' \
+		 'dirty_log.enable_ms|clear-init-set' \
+		 'dirty_log.iterations[*].dirty_ms|clear-init-set iterations[0]' \
+		 'dirty_log.iterations[*].dirty_ms|clear-init-set iterations[1]' \
+		 'dirty_log.iterations[*].get_ms|clear-init-set iterations[0]' \
+		 'dirty_log.iterations[*].get_ms|clear-init-set iterations[1]' \
+		 'dirty_log.iterations[*].clear_ms|clear-init-set iterations[0]' \
+		 'dirty_log.iterations[*].clear_ms|clear-init-set iterations[1]' \
+		 'dirty_log.disable_ms|clear-init-set'; do
+		r=$(grep -F "results.runs[].$m|" <<<"$output") ||
+			fail "no row '$m' in the table: $output"
+		[[ $r =~ \|2\|2\|[0-9]+\.[0-9]+$ ]] || fail "row '$r': not 2 runs a side and a numeric B/A"
+		n=$((n + 1))
+	done
+	assert_equal "$(wc -l <<<"$output")" "$n"
+	# The same figures as JSON, each ratio a number.
+	assert_json "$out/compare.json" '(.rows | length) == 9 and all(.rows[]; (.ratio | type) == "number" and .a.n == 2 and .b.n == 2)'
+	assert_json "$out/peer.json" '.env.program == "dirty_log_perf_test" and (.results.runs | length) == 2'
+	assert_file_exists "$out/runs/peer-2.txt"
+}
+
+@test "ci/peer.sh -g: the peer's -g against mmubench's get mode, no clear row" {
+	require_nested
+	local out=$BATS_TEST_TMPDIR/peer
+	peer_run --arch x86_64 -g -v 1 -b 8m -i 2 --runs 1 --out "$out"
+	assert_success
+	assert_line --regexp '^ci/peer.sh: 1 runs each of dirty_log_perf_test -v 1 -b 8m -i 2 -g and mmubench dirty-log -v 1 -b 8m -i 2 --mode get '
+	run table_rows "$out/compare.txt"
+	assert_success
+	assert_line --regexp '^results\.runs\[\]\.dirty_log\.iterations\[\*\]\.dirty_ms\|get iterations\[1\]\|1\|1\|[0-9]+\.[0-9]+$'
+	refute_line --partial 'clear_ms'
+	assert_equal "$(wc -l <<<"$output")" 7
+}
+
+# The lines of one run of the peer, as 6.1's dirty_log_perf_test prints
+# them (-v 1 -b 16m -i 2, nested x86_64).
+peer_lines() { # DIRTY1 [CLEAR2]
+	cat <<EOF
+Test iterations: 2
+Testing guest mode: PA-bits:ANY, VA-bits:48,  4K pages
+guest physical test memory: [0xfcfefff000, 0xfcfffff000)
+Populate memory time: 0.853677890s
+Enabling dirty logging time: 0.001597670s
+
+Iteration 1 dirty memory time: $1
+Iteration 1 get dirty log time: 0.000267780s
+Iteration 1 clear dirty log time: 0.010538620s
+Iteration 2 dirty memory time: 0.589040950s
+Iteration 2 get dirty log time: 0.000058820s
+${2-Iteration 2 clear dirty log time: 0.007969780s}
+Disabling dirty logging time: 0.001966610s
+Get dirty log over 2 iterations took 0.000326600s. (Avg 0.000163300s/iteration)
+Clear dirty log over 2 iterations took 0.018508400s. (Avg 0.009254200s/iteration)
+EOF
+}
+
+@test "ci/peer-json.awk: the peer's lines as a dirty-log document; a missing line or run fails" {
+	local d=$BATS_TEST_TMPDIR conv
+	conv=(awk -v vcpus=1 -v bytes=16777216 -v iterations=2 -v mode=clear-init-set
+	      -v kernel=6.1.0 -v mmu=tdp_mmu -f "$ROOT/ci/peer-json.awk")
+	peer_lines 0.005803960s >"$d/1.txt"
+	peer_lines 1.250000000s >"$d/2.txt"
+	run "${conv[@]}" -v runs=2 "$d/1.txt" "$d/2.txt"
+	assert_success
+	echo "$output" >"$d/peer.json"
+	assert_json "$d/peer.json" '.scenario == "dirty-log" and .config.dirty_mode == "clear-init-set"'
+	assert_json_eq "$d/peer.json" '.results.runs[0].phases[0].wall_ms' 853.67789
+	assert_json_eq "$d/peer.json" '.results.runs[0].dirty_log.enable_ms' 1.59767
+	assert_json_eq "$d/peer.json" '.results.runs[1].dirty_log.iterations[0].dirty_ms' 1250
+	assert_json_eq "$d/peer.json" '.results.runs[0].dirty_log.iterations[1].clear_ms' 7.96978
+	assert_json_eq "$d/peer.json" '.results.runs[1].dirty_log.disable_ms' 1.96661
+	# compare reads it, the peer against itself: B/A of the first
+	# iteration's dirty memory time is 1250 / 5.80396.
+	run "$MMUBENCH" compare "$d/peer.json" "$d/peer.json" \
+		--metric 'results.runs[].dirty_log.iterations[*].dirty_ms'
+	assert_success
+	assert_line --regexp '^  clear-init-set iterations\[0\] +2 +2 +627\.9 +627\.9 +1\.000 '
+	# A run without a line, or a run missing: an error naming it.
+	peer_lines 0.005803960s '' >"$d/2.txt"
+	run "${conv[@]}" -v runs=2 "$d/1.txt" "$d/2.txt"
+	assert_failure
+	assert_output "ci/peer-json.awk: $d/2.txt: no \"Iteration 2 clear dirty log time\" line (did the peer fail?)"
+	: >"$d/2.txt"
+	run "${conv[@]}" -v runs=2 "$d/1.txt" "$d/2.txt"
+	assert_failure
+	assert_output "ci/peer-json.awk: 1 runs read, expected 2 (an empty file?)"
+}
+
+@test "ci/peer.sh: bad input is one line naming the option, exit 2; --help on stdout" {
+	local a
+	for a in "-z" "--vcpus 2" "-v 0" "-v 65" "-i 1" "-b 12x" "--mode ring" \
+		 "--runs 0" "--arch ppc64" "--timeout soon" "--runs"; do
+		# shellcheck disable=SC2086 # the option and its value
+		run --separate-stderr "$ROOT/ci/peer.sh" $a
+		assert_equal "$status" 2
+		[[ -z $output ]] || fail "$a: stdout '$output'"
+		[[ $stderr == "ci/peer.sh: error: "*"${a%% *}"* && $stderr != *$'\n'* ]] ||
+			fail "$a: not one line naming ${a%% *}: '$stderr'"
+	done
+	run --separate-stderr "$ROOT/ci/peer.sh" -z
+	assert_equal "$stderr" "ci/peer.sh: error: unknown option '-z' (see --help)"
+	run --separate-stderr "$ROOT/ci/peer.sh" --help
+	assert_success
+	assert_line --regexp '^   ci/peer.sh \[--arch x86_64\|arm64\]'
+	assert_equal "$stderr" ""
+}
