@@ -2,8 +2,8 @@
 /*
  * The progress line (progress.h).  One lock orders the line and every
  * other write to the terminal: stdout and stderr become streams whose
- * writes erase the line first, under the lock, and the thread that
- * draws the line takes the same lock.  So output printed mid-run (a
+ * writes erase the line first, under the lock, and whoever draws the
+ * line (its thread, or a caller with news) takes the same lock.  So output printed mid-run (a
  * run's stats, a table) is never mixed with the line, and the line never
  * lands in the middle of a line of output: it waits for the newline.
  */
@@ -21,7 +21,7 @@
 #include "util/util.h"
 #include "util/progress.h"
 
-#define TICK_US		200000	/* at most 5 redraws a second */
+#define GAP_MS		100.0	/* at most 10 redraws a second */
 #define AFTER_MS	2000.0	/* runs shorter than this print nothing */
 #define ERASE		"\r\033[K"
 
@@ -42,6 +42,7 @@ static struct {
 	pthread_mutex_t lock;	/* everything below, and the terminal */
 	struct pg_run r;
 	bool drawn;		/* the line is on the terminal */
+	double drawn_ms;	/* when it was last written */
 	bool bol;		/* the cursor is at the start of a line */
 	char shown[256];
 } pg = { .lock = PTHREAD_MUTEX_INITIALIZER, .bol = true };
@@ -143,7 +144,8 @@ static void draw_locked(void)
 	double now = now_ms();
 	size_t w = width() - 1;
 
-	if (!pg.r.active || !pg.bol || now - pg.r.t0 < pg.after_ms)
+	if (!pg.r.active || !pg.bol || now - pg.r.t0 < pg.after_ms ||
+	    now - pg.drawn_ms < GAP_MS)
 		return;
 	compose(line, sizeof(line), now);
 	if (strlen(line) > w)
@@ -154,13 +156,14 @@ static void draw_locked(void)
 	write_all(STDERR_FILENO, out, strlen(out));
 	memcpy(pg.shown, line, sizeof(line));
 	pg.drawn = true;
+	pg.drawn_ms = now;
 }
 
 static void *ticker(void *arg)
 {
 	(void)arg;
 	for (;;) {
-		usleep(TICK_US);
+		usleep((useconds_t)(GAP_MS * 1e3));
 		pthread_mutex_lock(&pg.lock);
 		draw_locked();
 		pthread_mutex_unlock(&pg.lock);
@@ -263,6 +266,7 @@ void progress_step(double work, const char *fmt, ...)
 	pg.r.step_work = work;
 	pg.r.step_t0 = now;
 	pg.r.in_step = true;
+	draw_locked();
 	pthread_mutex_unlock(&pg.lock);
 }
 
@@ -287,6 +291,7 @@ void progress_detail(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(pg.r.detail, sizeof(pg.r.detail), fmt, ap);
 	va_end(ap);
+	draw_locked();
 	pthread_mutex_unlock(&pg.lock);
 }
 

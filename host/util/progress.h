@@ -8,9 +8,10 @@
  * in a redirected stdout or in a log of stderr; and only once a run has
  * lasted MMUBENCH_PROGRESS_AFTER_MS (2000; the tests set 0), so that
  * short runs print nothing.  The line is written to stderr, rewritten
- * in place a few times a second by a thread of its own, and erased
- * before any other output, so what stays on the terminal is what a pipe
- * gets.  Without a terminal every call here does nothing.
+ * in place on news and by a thread of its own (so that the time left
+ * counts down), at most 10 times a second, and erased before any other
+ * output, so what stays on the terminal is what a pipe gets.  Without a
+ * terminal every call here does nothing.
  */
 #ifndef HOST_UTIL_PROGRESS_H
 #define HOST_UTIL_PROGRESS_H
