@@ -355,7 +355,7 @@ static int run_row(struct doc *doc, const struct common *c,
 }
 
 /* The steps cost about their size: the ETA weighs them so. */
-static void progress_start(void)
+static void begin_progress(void)
 {
 	double work = 0;
 
@@ -373,7 +373,7 @@ static int run(struct common *c)
 	       "one VM each, MMU %s\n", o.nvcpus, o.nvcpus > 1 ? "s" : "",
 	       kvm_mmu_kind());
 	doc_begin(&doc, c, "scale", json_object());
-	progress_start();
+	begin_progress();
 	for (u32 r = 0; r < 2 && !ret; r++)
 		for (u32 v = 0; v < o.nvcpus && !ret; v++)
 			ret = run_row(&doc, c, &page_rows[r], o.vcpus[v]);
