@@ -241,6 +241,15 @@ $(PROBES_TEST): test/unit/probes.c host/kernel/probes.c common/histogram.c \
 	@echo "  CC      $@"
 	$(Q)$(UNIT_CC) -o $@ $^
 
+PROGRESS_TEST := $(O)/san/progress-test
+unit: $(PROGRESS_TEST)
+$(PROGRESS_TEST): test/unit/progress.c host/util/progress.c host/util/util.c \
+		host/util/progress.h
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	$(Q)$(UNIT_CC) -o $@ test/unit/progress.c host/util/progress.c \
+		host/util/util.c -lpthread
+
 STATS_TEST := $(O)/san/stats-test
 unit: $(STATS_TEST)
 $(STATS_TEST): test/unit/stats.c host/results/statistics.c \

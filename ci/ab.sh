@@ -151,6 +151,41 @@ kernel() { # SERIES
 kernel original
 [[ $series == original ]] || kernel "$series"
 
+# On a terminal (stdout and stderr both), the line mmubench's runs show
+# (host/util/progress.h): which run boots, how many are done, the time
+# left at their mean; erased before anything else is printed, and only
+# once the experiment has lasted MMUBENCH_PROGRESS_AFTER_MS (2000).
+progress_on=0
+[[ -t 1 && -t 2 ]] && progress_on=1
+progress_after=${MMUBENCH_PROGRESS_AFTER_MS:-2000}
+progress_time() { # SECONDS
+	local s
+	s=$(printf '%.0f' "$1")
+	if ((s < 60)); then printf '%d s' "$s"
+	elif ((s < 3600)); then printf '%d min %02d s' $((s / 60)) $((s % 60))
+	else printf '%d h %02d min' $((s / 3600)) $((s / 60 % 60)); fi
+}
+progress() { # SIDE INDEX NAME: the run about to boot
+	local total=$((2 * repeat)) done=$((2 * ($2 - 1))) line left cols
+	((progress_on)) || return 0
+	(($(echo "($EPOCHREALTIME - $t_all) * 1000 >= $progress_after" | bc))) || return 0
+	[[ $1 == B ]] && done=$((done + 1))
+	line="ab: $1 kernel run $2/$repeat ($3) ($done/$total done"
+	if ((done)); then
+		left=$(echo "(${took[runs A]:-0} + ${took[runs B]:-0}) / $done * ($total - $done)" | bc -l)
+		line+=", $(progress_time "$left") left"
+	fi
+	cols=$(tput cols 2>/dev/null) || cols=80
+	((cols >= 20)) || cols=80
+	# Shorter than the terminal: a wrapped line cannot be rewritten.
+	line="$line)"
+	printf '\r%s\033[K' "${line:0:cols-1}" >&2
+}
+progress_erase() {
+	((progress_on)) || return 0
+	printf '\r\033[K' >&2
+}
+
 # One boot per run; A is always the original kernel.  A run that failed
 # for the nested setup's own reason (ci/retry.sh) is redone once, and
 # said so; any other failure ends the experiment.
@@ -161,9 +196,11 @@ one_run() { # SIDE INDEX
 	log=$out/runs/$side-$i.log
 	for try in 1 2; do
 		rc=0
+		progress "$side" "$i" "$name"
 		clock "runs $side" "$repo/ci/kvm-exec.sh" --arch "$arch" \
 			--series "$name" "${run_opts[@]}" "$bin" "$guest" \
 			"${scenario[@]}" --json "$out/runs/$side-$i.json" >"$log" 2>&1 || rc=$?
+		progress_erase
 		((rc)) || [[ ! -s $out/runs/$side-$i.json ]] || break
 		tail -n 15 "$log" >&2
 		if ((try == 1)) && why=$(nested_infra_failure "$log"); then

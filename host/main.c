@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "util/cleanup.h"
+#include "util/progress.h"
 #include "util/util.h"
 #include "cli.h"
 #include "results/commands.h"
@@ -103,6 +104,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < MMUB_ARRAY_SIZE(scenarios); i++) {
 		if (strcmp(argv[1], scenarios[i]->name))
 			continue;
+		progress_init();
 		cleanup_install();
 		cli_parse(scenarios[i], scenarios, MMUB_ARRAY_SIZE(scenarios),
 			  &c, argc - 1, argv + 1);

@@ -80,7 +80,9 @@ static int run_qemu(char *const argv[], char *out, size_t cap, u32 timeout_s,
 		dup2(fds[1], 2);
 		close(fds[0]);
 		execvp(argv[0], argv);
-		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
+		/* Not stderr: its lock may be held by a thread not copied here. */
+		dprintf(STDERR_FILENO, "exec %s: %s\n", argv[0],
+			strerror(errno));
 		_exit(127);
 	}
 	close(fds[1]);

@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include "util/util.h"
 #include "util/bitmap.h"
+#include "util/progress.h"
 #include "migrate/source.h"
 
 static int send_msg(struct mig *m, u32 type, u32 arg, u64 page)
@@ -77,21 +78,12 @@ static bool converged(const struct mig_params *p, u64 n, double last_rate)
 	return rate > 0 && n * MMUB_SZ_4K * 1e3 / rate <= p->downtime_ms;
 }
 
-/* On a terminal: where the migration is, rewritten in place. */
+/* On a terminal (util/progress.h): where the migration is. */
 static void progress(const struct mig *m, u32 round, u64 pending, double rate)
 {
-	if (!m->p->progress)
-		return;
-	fprintf(stderr, "\rmigrate: round %u, %llu dirty pages pending, "
-		"%.1f MiB/s, %.1f MiB sent   ", round,
-		(unsigned long long)pending, rate / MMUB_MIB,
-		(double)m->w.bytes / MMUB_MIB);
-}
-
-static void progress_end(const struct mig *m)
-{
-	if (m->p->progress)
-		fprintf(stderr, "\r%*s\r", 78, "");
+	progress_detail("round %u, %llu dirty pages pending, %.1f MiB/s, "
+			"%.1f MiB sent", round, (unsigned long long)pending,
+			rate / MMUB_MIB, (double)m->w.bytes / MMUB_MIB);
 }
 
 /* Rounds while the vCPUs write; then pause them and copy the rest. */
@@ -118,7 +110,7 @@ static int precopy(struct vm *vm, struct mig *m)
 		if (++r > m->p->max_rounds || converged(m->p, n, rate))
 			break;
 	}
-	progress_end(m);
+	progress_detail("stop and copy, round %u", r);
 	m->stop_ms = now_ms();
 	if (!m->p->idle && vm_stop_loop(vm))
 		return -1;

@@ -18,7 +18,6 @@ struct mig_params {
 	u32 downtime_ms;
 	u32 max_rounds;
 	s64 skip;		/* a page never sent (debug), or -1 */
-	bool progress;		/* a line per round on stderr */
 	bool idle;		/* the vCPUs run no loop */
 };
 

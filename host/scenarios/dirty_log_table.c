@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "util/util.h"
+#include "util/progress.h"
 #include "kernel/dirty_log.h"
 #include "results/json.h"
 #include "results/statistics.h"
@@ -126,12 +127,16 @@ static int measure_row(struct doc *doc, const struct common *c, u32 r,
 		struct run_hooks h = { .once = once, .arg = &cr };
 
 		cl->na = na ? strdup(na) : NULL;
-		if (cl->na)
+		if (cl->na) {
+			progress_skip(c->repeat);
 			continue;
+		}
 		cl->ms = calloc(c->repeat, sizeof(double));
 		if (!cl->ms)
 			die("out of memory");
 		for (u32 i = 0; i < c->repeat; i++) {
+			progress_step(1, "%s %s, run %u of %u", page_rows[r].name,
+				      dlog_mode_names[cols[k]], i + 1, c->repeat);
 			if (run_one(doc, &p, &h, i, false))
 				return -1;
 			cl->ms[cl->n++] = cr.ms;
@@ -155,8 +160,11 @@ int dirty_log_table(const struct common *c)
 	       fmt_size(c->vm.vcpu_bytes, why, sizeof(why)), c->vm.nr_slots,
 	       c->vm.nr_slots > 1 ? "s" : "", kvm_mmu_kind());
 	doc_begin(&doc, c, "dirty-log", json_pack("{s:s}", "table", "enable"));
+	progress_begin("dirty-log --table", NR_ROWS * NR_COLS * c->repeat,
+		       NR_ROWS * NR_COLS * c->repeat);
 	for (u32 r = 0; r < NR_ROWS && !ret; r++)
 		ret = measure_row(&doc, c, r, cells[r]);
+	progress_end();
 	if (!ret) {
 		print_table(c, cells);
 		na_rows(&doc, cells);

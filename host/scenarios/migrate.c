@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 #include "util/util.h"
 #include "util/parse.h"
+#include "util/progress.h"
 #include "results/json.h"
 #include "migrate/source.h"
 #include "scenarios/page_rows.h"
@@ -215,7 +216,6 @@ static void validate(struct common *c)
 	if (o.inv == INV_COLLAPSE && o.table)
 		die("--invalidate collapse: 4K anonymous memory only; not "
 		    "with --table");
-	o.mp.progress = isatty(STDERR_FILENO);
 	/* An unreachable receiver is said before any VM exists. */
 	if (o.to)
 		o.to_fd = connect_to(o.to);
@@ -445,11 +445,15 @@ static int table_row(struct doc *doc, const struct common *c,
 			"page", row->name, "backing",
 			backing_names[row->backing], "na", na));
 		printf("  %-6s n/a: %s\n", row->name, na);
+		progress_skip(c->repeat);
 		free(runs);
 		return 0;
 	}
-	for (u32 i = 0; i < c->repeat && !ret; i++)
+	for (u32 i = 0; i < c->repeat && !ret; i++) {
+		progress_step(1, "%s, run %u of %u", row->name, i + 1,
+			      c->repeat);
 		ret = run_one(doc, &p, &h, i, false);
+	}
 	if (!ret)
 		print_row(row->name, median_run(runs, c->repeat));
 	free(runs);
@@ -476,8 +480,11 @@ static int run_table(const struct common *c)
 	doc_begin(&doc, c, "migrate", config());
 	printf("  %-6s", "page");
 	fields_head(mig_fields);
+	progress_begin("migrate --table", NR_PAGE_ROWS * c->repeat,
+		       NR_PAGE_ROWS * c->repeat);
 	for (u32 r = 0; r < NR_PAGE_ROWS && !ret; r++)
 		ret = table_row(&doc, c, &page_rows[r]);
+	progress_end();
 	if (ret) {
 		doc_free(&doc);
 		return 1;
@@ -491,7 +498,7 @@ static int run(struct common *c)
 	struct run_hooks h = { .once = once };
 	struct qemu_migrate_opts q = {
 		.bandwidth = o.mp.bandwidth, .downtime_ms = o.mp.downtime_ms,
-		.corrupt_page = o.mp.skip, .progress = isatty(STDERR_FILENO),
+		.corrupt_page = o.mp.skip,
 	};
 	char bw[32];
 

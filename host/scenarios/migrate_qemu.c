@@ -31,6 +31,7 @@
 #include <sys/wait.h>
 #include "util/util.h"
 #include "util/cleanup.h"
+#include "util/progress.h"
 #include "results/json.h"
 #include "backend/qemu.h"
 #include "backend/qmp.h"
@@ -155,7 +156,8 @@ static void start(struct side *s)
 		dup2(out, 1);
 		dup2(err, 2);
 		execvp(s->cmd.argv[0], s->cmd.argv);
-		fprintf(stderr, "exec %s: %s\n", s->cmd.argv[0],
+		/* Not stderr: its lock may be held by a thread not copied here. */
+		dprintf(STDERR_FILENO, "exec %s: %s\n", s->cmd.argv[0],
 			strerror(errno));
 		_exit(127);
 	}
@@ -274,19 +276,21 @@ static u64 jint(const json_t *o, const char *k)
 	return (u64)json_integer_value(json_object_get(o, k));
 }
 
-/* On a terminal: QEMU's own view of where it is, rewritten in place. */
-static void progress(const struct qmig *m, const json_t *r)
+/* On a terminal (util/progress.h): QEMU's own view of where it is. */
+static void progress(const json_t *r)
 {
 	const json_t *ram = json_object_get(r, "ram");
 
-	if (!m->o->progress || !ram)
+	if (!ram)
 		return;
-	fprintf(stderr, "\rmigrate: round %llu, %llu dirty pages pending, "
-		"%.1f MiB/s, %.1f MiB sent   ",
-		(unsigned long long)jint(ram, "dirty-sync-count"),
-		(unsigned long long)(jint(ram, "remaining") / MMUB_SZ_4K),
-		json_number_value(json_object_get(ram, "mbps")) * 1e6 / 8 /
-		MMUB_MIB, (double)jint(ram, "transferred") / MMUB_MIB);
+	progress_detail("round %llu, %llu dirty pages pending, %.1f MiB/s, "
+			"%.1f MiB sent",
+			(unsigned long long)jint(ram, "dirty-sync-count"),
+			(unsigned long long)(jint(ram, "remaining") /
+					     MMUB_SZ_4K),
+			json_number_value(json_object_get(ram, "mbps")) * 1e6 /
+			8 / MMUB_MIB, (double)jint(ram, "transferred") /
+			MMUB_MIB);
 }
 
 /* Poll query-migrate until QEMU is done; take its figures. */
@@ -325,12 +329,10 @@ static int wait_completed(struct qmig *m)
 			json_decref(r);
 			return -1;
 		}
-		progress(m, r);
+		progress(r);
 		json_decref(r);
 		usleep(20000);
 	}
-	if (m->o->progress)
-		fprintf(stderr, "\r%*s\r", 78, "");
 	ram = json_object_get(r, "ram");
 	m->total_ms = (double)jint(r, "total-time");
 	m->downtime_ms = (double)jint(r, "downtime");
@@ -583,6 +585,7 @@ static int run(struct qmig *m)
 	}
 	if (m->o->corrupt_page >= 0 && corrupt(m, (u64)m->o->corrupt_page))
 		return -1;
+	progress_detail("comparing both QEMUs' RAM");
 	return compare(m);
 }
 
@@ -671,7 +674,9 @@ int qemu_migrate(const struct common *c, const struct qemu_migrate_opts *o)
 		       "every TCG write while migrating (upstream 03bfc2188f06)"
 		       "\n", m.version, SYNC_FIX_MAJOR);
 	fflush(stdout);
+	progress_begin("migrate", 1, 1);
 	ret = run(&m);
+	progress_end();
 	teardown(&m);
 	if (ret) {
 		err_msg("migrate: the migration failed before the check");

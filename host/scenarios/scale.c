@@ -31,6 +31,7 @@
 #include <sys/mman.h>
 #include "util/util.h"
 #include "util/parse.h"
+#include "util/progress.h"
 #include "results/json.h"
 #include "scenarios/page_rows.h"
 #include "scenarios/scenarios.h"
@@ -320,7 +321,7 @@ static int run_row(struct doc *doc, const struct common *c,
 {
 	struct cell cl[MAX_SIZES] = {};
 	struct run_hooks h = { .before = before, .once = once };
-	char title[96];
+	char title[96], sz[32];
 
 	for (u32 s = 0; s < o.nsizes; s++) {
 		struct vm_params p = c->vm;
@@ -334,8 +335,12 @@ static int run_row(struct doc *doc, const struct common *c,
 				"{s:s, s:i, s:I, s:s}", "page", row->name,
 				"vcpus", vcpus, "size", (json_int_t)o.sizes[s],
 				"na", cl[s].na));
+			progress_skip(gib(o.sizes[s]));
 			continue;
 		}
+		progress_step(gib(o.sizes[s]), "%s pages, %u vCPU%s, %s",
+			      row->name, vcpus, vcpus > 1 ? "s" : "",
+			      fmt_size(o.sizes[s], sz, sizeof(sz)));
 		h.arg = &cl[s];
 		if (run_one(doc, &p, &h, s, false))
 			return -1;
@@ -349,6 +354,16 @@ static int run_row(struct doc *doc, const struct common *c,
 	return 0;
 }
 
+/* The steps cost about their size: the ETA weighs them so. */
+static void begin_progress(void)
+{
+	double work = 0;
+
+	for (u32 s = 0; s < o.nsizes; s++)
+		work += gib(o.sizes[s]);
+	progress_begin("scale", 2 * o.nvcpus * o.nsizes, 2 * o.nvcpus * work);
+}
+
 static int run(struct common *c)
 {
 	struct doc doc;
@@ -358,9 +373,11 @@ static int run(struct common *c)
 	       "one VM each, MMU %s\n", o.nvcpus, o.nvcpus > 1 ? "s" : "",
 	       kvm_mmu_kind());
 	doc_begin(&doc, c, "scale", json_object());
+	begin_progress();
 	for (u32 r = 0; r < 2 && !ret; r++)
 		for (u32 v = 0; v < o.nvcpus && !ret; v++)
 			ret = run_row(&doc, c, &page_rows[r], o.vcpus[v]);
+	progress_end();
 	if (ret) {
 		doc_free(&doc);
 		return 1;

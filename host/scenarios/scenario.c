@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "util/util.h"
+#include "util/progress.h"
 #include "results/json.h"
 #include "scenarios/scenario.h"
 
@@ -27,6 +28,7 @@ struct phase *run_phase_begin(struct vm *vm, struct run *r, const char *name)
 	if (r->nph == MMUB_ARRAY_SIZE(r->ph))
 		die("too many phases in one run (bug)");
 	p = &r->ph[r->nph++];
+	progress_detail("%s", name);
 	phase_begin(vm, p, name);
 	return p;
 }
@@ -76,10 +78,16 @@ int run_one(struct doc *doc, const struct vm_params *vp,
 int run_repeat(struct doc *doc, const struct vm_params *vp,
 	       const struct run_hooks *h)
 {
-	for (u32 k = 0; k < doc->c->repeat; k++)
-		if (run_one(doc, vp, h, k, true))
-			return 1;
-	return 0;
+	u32 n = doc->c->repeat;
+	int ret = 0;
+
+	progress_begin(doc->name, n, n);
+	for (u32 k = 0; k < n && !ret; k++) {
+		progress_step(1, "run %u of %u", k + 1, n);
+		ret = run_one(doc, vp, h, k, true);
+	}
+	progress_end();
+	return ret;
 }
 
 json_t *common_config(const struct common *c)
@@ -123,6 +131,7 @@ void doc_begin(struct doc *doc, const struct common *c, const char *scenario,
 		die("out of memory building the JSON document");
 	json_decref(config);
 	doc->c = c;
+	doc->name = scenario;
 	doc->root = json_object();
 	doc->runs = json_array();
 	jset(doc->root, "scenario", json_string(scenario));

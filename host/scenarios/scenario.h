@@ -66,6 +66,7 @@ struct doc {
 	json_t *root;
 	json_t *runs;
 	const struct common *c;
+	const char *name;	/* the scenario's, for the progress line */
 };
 
 /*

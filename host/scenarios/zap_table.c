@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "util/util.h"
+#include "util/progress.h"
 #include "results/statistics.h"
 #include "scenarios/zap_table.h"
 
@@ -82,6 +83,8 @@ static int run_rows(struct doc *doc, const struct common *c,
 				die("out of memory");
 		}
 		for (u32 k = 0; k < c->repeat; k++) {
+			progress_step(1, "%s, run %u of %u", rows[r].zo.name,
+				      k + 1, c->repeat);
 			if (run_one(doc, &c->vm, &h, k, false))
 				return -1;
 			for (u32 m = 0; m < ZAP_METRIC_NR; m++)
@@ -111,7 +114,9 @@ int zap_table(const struct common *c, const struct zap_opts *zo,
 	doc_begin(&doc, c, "zap", json_pack("{s:s, s:i}", "table",
 					    *list ? list : "all",
 					    "zap_count", zo->count));
+	progress_begin("zap --table", nr * c->repeat, nr * c->repeat);
 	ret = run_rows(&doc, c, rows, nr, &kprobes);
+	progress_end();
 	if (!ret) {
 		/* The seed's two tables first: kernel-side where probes worked. */
 		if (kprobes) {

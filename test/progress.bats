@@ -1,0 +1,162 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# The progress line (host/util/progress.h, and ci/ab.sh's): on a
+# terminal, what runs, k/N done and the time left, erased before any
+# other output, so that the terminal keeps what a pipe gets; nothing at
+# all unless stdout and stderr are both terminals.  script(1) gives a
+# command a pseudo-terminal.  MMUBENCH_PROGRESS_AFTER_MS=0 takes away the
+# line's 2 s delay, so that the runs here can be short.
+load helpers
+
+PT=$O/san/progress-test
+
+# OUTPUT of a command on a terminal: COMMAND run by script(1).
+on_tty() { # COMMAND
+	run script -qec "$1" /dev/null
+}
+
+# What a terminal keeps of stdin: the line's draws and erasures ("\r",
+# text, ESC [K) taken out, and the pseudo-terminal's "\r" before "\n".
+kept() {
+	perl -pe 's/\r[^\r\n]*\e\[K//g; s/\r$//'
+}
+
+# The line was drawn only at the start of a line and erased before the
+# next output: no draw followed by anything but another "\r" or the end.
+assert_clean_draws() { # TEXT
+	local bad
+	bad=$(perl -0777 -ne 'print "$&\n" while /\r[^\r\n]+\e\[K(?!\r|$)/g' <<<"$1")
+	[[ -z $bad ]] || fail "a line not erased before other output: $(cat -A <<<"$bad")"
+}
+
+# Without a terminal: no "\r" other than a pseudo-terminal's before
+# "\n", no ESC, no "done".
+refute_progress() { # TEXT
+	local bad
+	bad=$(perl -0777 -ne 'print "$&\n" while /\r(?!\n)|\e|done,|\/[0-9]+ done/g' <<<"$1")
+	[[ -z $bad ]] || fail "progress where there must be none: $(cat -A <<<"$bad")"
+}
+
+# Numbers vary from run to run, and so do the columns' widths: compare
+# the shape of the output.
+shape() {
+	sed -E 's/-?[0-9]+(\.[0-9]+)?/N/g; s/ +/ /g'
+}
+
+# The line is drawn only where this machine's /dev/kvm runs the guest:
+# the nested kernels have no terminal.  The module itself is tested by
+# progress-test on every machine.
+require_direct_tty() {
+	[[ $MMUB_DIRECT == 1 ]] ||
+		skip "no terminal in the nested kernel, and no direct KVM here: $MMUB_DIRECT"
+}
+
+@test "the line: what runs, k/N done, the time left; the terminal keeps what a pipe gets" {
+	local tty piped
+	MMUBENCH_PROGRESS_AFTER_MS=0 on_tty "$PT 6 300"
+	assert_success
+	tty=$output
+	assert_output --regexp $'\rprogress-test: step [2-6] of 6 \\([1-5]/6 done, [0-9]+ s left\\)\e\\[K'
+	assert_clean_draws "$tty"
+	run "$PT" 6 300
+	assert_success
+	piped=$output
+	refute_progress "$piped"
+	assert_equal "$(kept <<<"$tty")" "$piped"
+	assert_line --index 1 "step 1: first half, second half"
+}
+
+@test "a run shorter than the line's delay (2 s) prints no line" {
+	unset MMUBENCH_PROGRESS_AFTER_MS
+	on_tty "$PT 4 300"
+	assert_success
+	refute_progress "$output"
+	assert_line --partial "progress-test: done"
+}
+
+@test "no line unless stdout and stderr are both terminals" {
+	local f=$BATS_TEST_TMPDIR/out
+	export MMUBENCH_PROGRESS_AFTER_MS=0
+	run "$PT" 4 300
+	refute_progress "$output"
+	# stdout in a file, stderr on the terminal.
+	on_tty "$PT 4 300 >$f"
+	assert_success
+	refute_progress "$output"
+	refute_progress "$(cat "$f")"
+	assert_equal "$(grep -c "^step" "$f")" 4
+	# stderr in a log, stdout on the terminal.
+	on_tty "$PT 4 300 2>$f"
+	assert_success
+	refute_progress "$output"
+	refute_progress "$(cat "$f")"
+	assert_equal "$(grep -c "on stderr" "$f")" 4
+}
+
+@test "--repeat: run k of N, the runs done and the time left; the runs' output as in a pipe" {
+	require_direct_tty
+	local cmd=("$MMUBENCH" touch -v 2 -b 16m --repeat 8 --guest "$GUEST") tty
+	MMUBENCH_PROGRESS_AFTER_MS=0 on_tty "${cmd[*]}"
+	assert_success
+	tty=$output
+	assert_output --regexp $'\rtouch: run [2-8] of 8 \\([1-7]/8 done, [0-9]+ s left\\)(: [a-z0-9]+)?\e\\[K'
+	assert_clean_draws "$tty"
+	run "${cmd[@]}"
+	assert_success
+	refute_progress "$output"
+	# Which KVM stats changed varies from run to run: all but those.
+	assert_equal "$(kept <<<"$tty" | grep -Ev '^  (vm|vcpu) ' | shape)" \
+		"$(grep -Ev '^  (vm|vcpu) ' <<<"$output" | shape)"
+	assert_equal "$(grep -c '^run [1-8]/8: boot' <<<"$output")" 8
+}
+
+@test "--table (dirty-log, zap, migrate): the row and run on the line; the table as in a pipe" {
+	require_direct_tty
+	local t cmd=() tty
+	for t in "dirty-log --table enable -b 8m --repeat 2|dirty-log --table: (4K|2M|1G) [a-z-]+, run [12] of 2 \\([0-9]+/(18|12|6) done, [0-9]+ s left\\)" \
+		"zap --table same4,c4 -v 2 -b 16m --zap-count 20 --repeat 2|zap --table: (same4|c4), run [12] of 2 \\([123]/4 done, [0-9]+ s left\\)" \
+		"migrate --table -v 2 -b 4m --fraction 0.25 --repeat 2|migrate --table: (4K|2M|1G), run [12] of 2 \\([0-9]/[246] done, [0-9]+ s left\\)"; do
+		read -ra cmd <<<"${t%%|*}"
+		cmd=("$MMUBENCH" "${cmd[@]}" --guest "$GUEST")
+		MMUBENCH_PROGRESS_AFTER_MS=0 on_tty "${cmd[*]}"
+		assert_success
+		tty=$output
+		assert_output --regexp $'\r'"${t#*|}"
+		assert_clean_draws "$tty"
+		run "${cmd[@]}"
+		assert_success
+		refute_progress "$output"
+		assert_equal "$(kept <<<"$tty" | shape)" "$(shape <<<"$output")"
+	done
+}
+
+@test "scale: the block and size on the line, the time left weighed by size" {
+	require_direct_tty
+	local cmd=("$MMUBENCH" scale --sizes 32m,64m,128m --vcpu-counts 1 --guest "$GUEST") tty
+	MMUBENCH_PROGRESS_AFTER_MS=0 on_tty "${cmd[*]}"
+	assert_success
+	tty=$output
+	assert_output --regexp $'\rscale: (4K|2M) pages, 1 vCPU, (32M|64M|128M) \\([1-5]/6 done, [0-9]+ s left\\)'
+	assert_clean_draws "$tty"
+	run "${cmd[@]}"
+	assert_success
+	refute_progress "$output"
+	# Which figure is flagged as superlinear varies from run to run.
+	assert_equal "$(kept <<<"$tty" | grep -v FLAG | shape)" \
+		"$(grep -v FLAG <<<"$output" | shape)"
+}
+
+# ci/ab.sh is shell: its own line, in the same words.  An A/A run of one
+# boot a side, on the nested kernel (test/kernels.bats builds it).
+@test "ab: which kernel's run boots, the runs done and the time left" {
+	require_series original
+	local out=$BATS_TEST_TMPDIR/ab
+	MMUBENCH_PROGRESS_AFTER_MS=0 on_tty "$ROOT/ci/ab.sh --series original --arch $ARCH --repeat 1 --out $out --mmubench $MMUBENCH --guest $GUEST -- zap --zap same4 -v 1 -b 8m --zap-count 20"
+	assert_success
+	assert_output --regexp $'\rab: A kernel run 1/1 \\(original\\) \\(0/2 done\\)\e\\[K\r\e\\[K'
+	assert_output --regexp $'\rab: B kernel run 1/1 \\(original\\) \\(1/2 done, [0-9]+ s left\\)\e\\[K\r\e\\[K'
+	assert_clean_draws "$output"
+	# The comparison, as printed to a pipe (compare.txt).
+	output=$(kept <<<"$output")
+	assert_output --partial "$(cat "$out/compare.txt")"
+}
