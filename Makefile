@@ -178,7 +178,11 @@ test:
 # Figures about mmubench itself, measured in one run (not tests): boot,
 # guest/host loop ratio, guest exits, dirty-log user-space share of the
 # harvest, the invalidator's overhead around madvise; boot at 1 GiB with
-# 1 and 4 vCPUs, the host's populate apart.
+# 1 and 4 vCPUs, the host's populate apart; the boot under QEMU; the
+# scale table (BENCH_SIZES, 17 min to 16 GiB here); and the peer,
+# dirty_log_perf_test, side by side in one nested boot (ci/peer.sh).
+# BENCH_SIZES= leaves the scale table out.
+BENCH_SIZES ?= 1g,2g,4g,8g,16g
 bench: all
 	$(Q)ci/kvm-exec.sh --arch $(ARCH) --sh ' \
 	mmubench bench -v 1 -b $(MEM) $(RUN_ARGS); \
@@ -187,6 +191,13 @@ bench: all
 	mmubench dirty-log -v 2 -b $(MEM) -i 3 | grep -E "^mmubench|user-space"; \
 	mmubench zap -v 2 -b $(MEM) --zap c4 | grep -E "^mmubench|overhead"' \
 		$(HOST_BIN) $(GUEST_ELF)
+	$(Q)$(MAKE) -s ARCH=$(HOST_ARCH) host && \
+		$(O)/mmubench touch --backend qemu -v 2 -b 16m -i 1 \
+			--guest $(GUEST_ELF) | grep -E "^boot"
+	$(Q)if [ -n "$(BENCH_SIZES)" ]; then \
+		ci/kvm-exec.sh --arch $(ARCH) $(HOST_BIN) $(GUEST_ELF) scale \
+			--sizes $(BENCH_SIZES); fi
+	$(Q)ci/peer.sh --arch $(ARCH)
 
 # The guest alone under UEFI firmware (OVMF or QEMU_EFI.fd), from the UEFI
 # Shell so that the words reach it as LoadOptions; VCPUS=N gives QEMU

@@ -3,9 +3,10 @@
  * The progress line (progress.h).  One lock orders the line and every
  * other write to the terminal: stdout and stderr become streams whose
  * writes erase the line first, under the lock, and whoever draws the
- * line (its thread, or a caller with news) takes the same lock.  So output printed mid-run (a
- * run's stats, a table) is never mixed with the line, and the line never
- * lands in the middle of a line of output: it waits for the newline.
+ * line (its thread, or a caller with news) takes the same lock.  So
+ * output printed mid-run (a run's stats, a table) is never mixed with
+ * the line, and the line never lands in the middle of a line of output:
+ * it waits for the newline.
  */
 #define _GNU_SOURCE
 #include <errno.h>
