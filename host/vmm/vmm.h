@@ -158,7 +158,6 @@ struct vm {
 	void *ring_full_arg;
 	volatile int stopping;
 	u64 seq;		/* last command posted */
-	double t_entry;		/* vCPUs made: the first entry starts */
 	double boot_ms;		/* KVM_CREATE_VM to every vCPU idle, */
 	struct vm_boot boot;	/* ...in steps; populate apart */
 	pthread_mutex_t print_lock;
