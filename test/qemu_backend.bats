@@ -9,8 +9,9 @@ setup() {
 }
 
 @test "x86_64 guest under QEMU with 2 vCPUs: every pass in the table and in JSON" {
-	local j=$BATS_TEST_TMPDIR/q.json
+	local j=$BATS_TEST_TMPDIR/q.json t0=$EPOCHREALTIME wall_ns
 	run "$MMUBENCH" touch --backend qemu -v 2 -b 16m -i 2 --guest "$O/x86_64/guest.elf" --json "$j"
+	wall_ns=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%d", (b - a) * 1e9 }')
 	assert_success
 	assert_line --regexp "^boot [0-9]+\.[0-9] ms: QEMU -M microvm started until the guest's engine began$"
 	assert_line --regexp "^  populate +0 +4096 +[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9]+ +[0-9]+$"
@@ -22,6 +23,19 @@ setup() {
 		([.passes[] | select(.vcpu == 1)] | length == 3) and
 		all(.passes[]; .accesses == 4096 and .latency_ns.p99 > 0)' "$j"
 	assert_success
+	# The guest's clock, measured against the PIT, is right: no pass
+	# lasts longer than the whole run did on the host's clock.
+	run jq -e --argjson wall "$wall_ns" 'all(.passes[]; .ns > 0 and .ns < $wall)' "$j"
+	assert_success
+}
+
+@test "x86_64 guest under QEMU -M microvm without a PIT: one error line, no hang" {
+	run timeout 60 qemu-system-x86_64 -M microvm,pit=off -accel tcg -nodefaults \
+		-display none -no-reboot -m 256M -smp 1 \
+		-kernel "$O/x86_64/guest.elf" -append "vcpus=1 mem=16m" \
+		-device isa-debug-exit,iobase=0xf4,iosize=4 -serial stdio -monitor none
+	assert_equal "$status" 5
+	assert_line "MMUB error: TSC: no PIT to measure it against, or below 10 MHz (-M microvm needs pit=on, its default)"
 }
 
 @test "x86_64 guest under QEMU: vcpus= above -smp is one error line, no hang" {
