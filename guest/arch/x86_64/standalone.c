@@ -100,6 +100,15 @@ static void apic_init(struct mmub_pt *pt)
 		early_fail("local APIC: ", "cannot map its registers");
 }
 
+/* CPUID.1:ECX bit 31, which hypervisors set and CPUs leave clear. */
+static bool under_hypervisor(void)
+{
+	u32 a = 1, b, c = 0, d;
+
+	asm volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+	return c >> 31;
+}
+
 /* An IPI to every CPU but this one. */
 static void apic_send_others(u32 icr)
 {
@@ -174,9 +183,14 @@ void x86_start_aps(struct mmub_boot_info *bi, struct mmub_pt *pt)
 	/* x2APIC ICR writes do not wait for earlier stores: fence them. */
 	asm volatile("mfence" : : : "memory");
 
-	/* INIT, then SIPI twice (the second is lost on an AP that woke). */
+	/*
+	 * INIT, then SIPI twice (the second is lost on an AP that woke).
+	 * The MP spec's 10 ms after INIT is for old hardware; under a
+	 * hypervisor, as Linux also does, no wait.
+	 */
 	apic_send_others(ICR_INIT);
-	delay_us(bi, 10000);
+	if (!under_hypervisor())
+		delay_us(bi, 10000);
 	apic_send_others(sipi);
 	delay_us(bi, 200);
 	apic_send_others(sipi);
