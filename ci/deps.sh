@@ -35,12 +35,18 @@ if ((${#missing[@]} == 0)); then
 	fetch_arm64
 	exit 0
 fi
+# Not root: apt through sudo where it asks for no password (CI runners),
+# so that what the build writes stays the user's.
+sudo=()
 if ((EUID != 0)); then
-	echo "deps: missing ${missing[*]}; run as root (or: sudo $0)" >&2
-	exit 1
+	if ! sudo -n true 2>/dev/null; then
+		echo "deps: missing ${missing[*]}; run as root (or: sudo $0)" >&2
+		exit 1
+	fi
+	sudo=(sudo -n)
 fi
 echo "deps: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fetch_arm64
