@@ -18,8 +18,8 @@
 #
 # Each command is printed as "+ COMMAND" before it runs.  /dev/kvm is
 # changed (chmod 0666, with "sudo -n" when not root) only where it exists
-# and is not read-writable already.  The exit status is the last
-# command's.
+# and is not read-writable already, and its mode restored on exit.  The
+# exit status is the last command's.
 set -euo pipefail
 
 prog=ci/workflow.sh
@@ -46,15 +46,17 @@ step() {
 
 # /dev/kvm for the user the job runs as: hosted runners create it
 # root-only or group kvm.  Nothing to do where it is missing (the tests
-# then run nested) or usable already.
+# then run nested) or usable already.  A bare-metal runner outlives the
+# job: its mode is put back on every exit.
+sudo_=()
+((EUID == 0)) || sudo_=(sudo -n)
 kvm_access() {
+	local mode
 	[[ -e /dev/kvm ]] || return 0
 	[[ ! -r /dev/kvm || ! -w /dev/kvm ]] || return 0
-	if ((EUID == 0)); then
-		step chmod 0666 /dev/kvm
-	else
-		step sudo -n chmod 0666 /dev/kvm
-	fi
+	mode=$(stat -c %a /dev/kvm)
+	((dry)) || trap '"${sudo_[@]}" chmod '"$mode"' /dev/kvm' EXIT
+	step "${sudo_[@]}" chmod 0666 /dev/kvm
 }
 
 # The label of a direct run: the architecture and the booted kernel.
