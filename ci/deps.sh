@@ -16,6 +16,8 @@ pkgs=(
 	rsync					# headers_install, for ci/peer.sh
 	bats bats-assert bats-support bats-file	# tests
 	jq					# tests read the JSON
+	gnuplot-nox				# ci/report.sh's plots (SVG)
+	chromium				# test/report.bats renders the page
 )
 
 # What cannot be installed for arm64 next to amd64 (gnu-efi, the static
