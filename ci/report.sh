@@ -311,7 +311,7 @@ th, td { border: 1px solid #ccc; padding: 0.2em 0.5em; text-align: right; }
 th { background: #f0f0f0; }
 td:first-child, th:first-child { text-align: left; }
 tr.sig td { background: #e6f2e6; }
-.env td { text-align: left; }
+.env td, .env th { text-align: left; }
 .missing { color: #a00; }
 figure { margin: 0.5em 0; }
 img { max-width: 100%; height: auto; border: 1px solid #eee; }
