@@ -159,7 +159,7 @@ bar_chart() { # COMPARE.json METRIC FILE
 	((width >= 520)) || width=520
 	((width <= 1100)) || width=1100
 	gnuplot_svg "$name" "set datafile separator '\t'
-set title $(gpq "$m: median per side (bars), every run (points)")
+set title $(gpq "$m")
 set style fill solid 0.45 border -1
 set boxwidth 0.38
 set xrange [-0.6:$nrows-0.4]
