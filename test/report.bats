@@ -1,0 +1,186 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# ci/report.sh: the page of a night, opened in headless Chromium; every
+# table has rows and every plot loads, the experiments the night lacks
+# are named, and bad input.  The input is test/fixtures/report/: two real
+# nights of ci/nightly at small sizes (its make.sh), no KVM needed.
+load helpers
+
+FIX=$ROOT/test/fixtures/report
+
+require_tools() {
+	command -v chromium >/dev/null ||
+		fail "chromium missing: apt-get install --no-install-recommends chromium (make deps)"
+	command -v gnuplot >/dev/null ||
+		fail "gnuplot missing: apt-get install --no-install-recommends gnuplot-nox (make deps)"
+}
+
+# The counts the fixture's last night must give: a table and a bar chart
+# per metric of each experiment, a latency plot where the runs carry
+# percentiles, a trend plot where both nights have the experiment, and
+# the environment's table.
+expected() { # -> "TABLES IMAGES"
+	local tables=1 images=0 e x m
+	for e in "$FIX"/night2/*/compare.json; do
+		x=$(basename "$(dirname "$e")")
+		m=$(jq '[.rows[].metric] | unique | length' "$e")
+		tables=$((tables + m)) images=$((images + m))
+		jq -se 'any(.[] | .results.runs[]?.phases[]?.vcpus[]?; .latency_ns.p50 != null)' \
+			"$(dirname "$e")"/runs/A-*.json >/dev/null && images=$((images + 1))
+		[[ -f $FIX/night1/$x/compare.json ]] && images=$((images + 1))
+	done
+	echo "$tables $images"
+}
+
+# The script only the test copy of the page has: it counts the images
+# and tables that rendered, into a line of the DOM.
+RENDER_CHECK='<script>
+window.addEventListener("load", function () {
+	var im = document.images, ok = 0, bad = [], t = document.querySelectorAll("table"), empty = [];
+	for (var i = 0; i < im.length; i++)
+		if (im[i].complete && im[i].naturalWidth > 0) ok++; else bad.push(im[i].getAttribute("src"));
+	for (var i = 0; i < t.length; i++) {
+		var full = 0, cells = t[i].querySelectorAll("tbody tr td");
+		for (var j = 0; j < cells.length; j++) if (cells[j].textContent.trim() != "") full++;
+		if (cells.length == 0 || full < cells.length) empty.push(i);
+	}
+	var p = document.createElement("pre");
+	p.id = "render-check";
+	p.textContent = "RENDER images=" + im.length + " loaded=" + ok + " broken=" + bad.join(",") +
+		" tables=" + t.length + " empty=" + empty.join(",") + " END height=" +
+		document.documentElement.scrollHeight;
+	document.body.appendChild(p);
+});
+</script>'
+
+# check_page DIR TABLES IMAGES: open DIR/index.html's test copy (the same
+# page plus a script that counts what rendered) in headless Chromium.
+# Fails unless it has TABLES tables, each with a row of non-empty cells,
+# and IMAGES images, each loaded (naturalWidth > 0).  Prints the line,
+# with the page's height in pixels.
+check_page() {
+	local dir=$1 tables=$2 images=$3 dom line
+	awk -v s="$RENDER_CHECK" '{ i = index($0, "</body>"); if (i) $0 = substr($0, 1, i - 1) s substr($0, i) } 1' \
+		"$dir/index.html" >"$dir/index.test.html"
+	dom=$(timeout 120 chromium --headless --no-sandbox --disable-gpu --virtual-time-budget=10000 \
+		--dump-dom "file://$dir/index.test.html" 2>/dev/null) ||
+		{ echo "chromium --dump-dom failed" >&2; return 1; }
+	rm -f "$dir/index.test.html"
+	line=$(grep -o 'RENDER [^<]* END height=[0-9]*' <<<"$dom") ||
+		{ echo "no render check in the DOM (the page did not load?)" >&2; return 1; }
+	echo "$line"
+	[[ ${line% height=*} == "RENDER images=$images loaded=$images broken= tables=$tables empty= END" ]] ||
+		{ echo "expected $images images all loaded and $tables tables with rows" >&2; return 1; }
+}
+
+setup_file() {
+	export REPORT=$O/report
+	rm -rf "$REPORT"
+	"$ROOT/ci/report.sh" --out "$REPORT" "$FIX/night1" "$FIX/night2" >"$O/report.log" 2>&1 ||
+		{ cat "$O/report.log" >&2; return 1; }
+}
+
+@test "ci/report.sh: every table and plot of the fixture's night renders in Chromium; screenshot" {
+	require_tools
+	local want height
+	read -r -a want <<<"$(expected)"
+	((want[0] > 5 && want[1] > 5)) || fail "the fixture gives too little: ${want[*]}"
+	run check_page "$REPORT" "${want[@]}"
+	assert_success
+	height=${output##*height=}
+	# As many SVGs as images, each an SVG gnuplot wrote, no script.
+	assert_equal "$(find "$REPORT"/plots.* -name '*.svg' | wc -l)" "${want[1]}"
+	run grep -l '<script' "$REPORT"/plots.*/*.svg "$REPORT/index.html"
+	assert_failure
+	run grep -E '(src|href)="(https?:)?//' "$REPORT/index.html"
+	assert_failure
+	# The whole page, kept for a look: build/report/index.png.
+	[[ $height =~ ^[0-9]+$ ]] && ((height > 1000)) || fail "page height '$height'"
+	# Taller than 16000 pixels, Chromium's screenshot comes out blank.
+	((height < 16000)) || height=16000
+	rm -f "$REPORT/index.png"
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars \
+		--virtual-time-budget=10000 --window-size="1280,$((height + 20))" \
+		--screenshot="$REPORT/index.png" "file://$REPORT/index.html" >/dev/null 2>&1
+	assert_file_not_empty "$REPORT/index.png"
+}
+
+@test "ci/report.sh: the seeds' tables are compare's figures; the missing experiments are named" {
+	local html=$REPORT/index.html x
+	for x in seed000 seed001 seed003; do
+		assert_file_contains "$html" "<h2 id=\"$x\">$x</h2>"
+	done
+	# seed001's first row, as compare prints it.
+	local row
+	row=$(jq -r '.rows[0] | "<td>\(.row)</td><td>\(.a.n)</td><td>\(.b.n)</td>"' "$FIX/night2/seed001/compare.json")
+	assert_file_contains "$html" "$row"
+	for x in seed000-migration seed002 peer; do
+		assert_file_contains "$html" "<li class=\"missing\" id=\"$x\">$x: missing: not run this night"
+	done
+	assert_file_contains "$html" '3 of 6 experiments reported, 3 missing.'
+	# The environment: each side's kernel, CPU and mmubench commit.
+	assert_file_contains "$html" "$(jq -r '.env | "<td>\(.kernel)</td><td>\(.mmu)</td><td>\(.cpu_model)</td><td>\(.mmubench_version)</td>"' "$FIX/night2/seed001/runs/B-1.json")"
+}
+
+@test "ci/report.sh: a failed step is named with its log; one night: no trend, said so" {
+	local night=$BATS_TEST_TMPDIR/night
+	cp -r "$FIX/night2" "$night"
+	rm -r "$night/seed003"
+	sed -i -e 's/^  ok   seed003$/  FAIL seed003 (exit 1, seed003.log)/' "$night/time.txt"
+	echo 'ci/ab.sh: error: run B 1/2 (original) failed (exit 1)' >"$night/seed003.log"
+	run "$ROOT/ci/report.sh" "$night"
+	assert_success
+	assert_output --regexp "^ci/report.sh: $night/report/index.html: 2 of 6 experiments, 4 missing, [0-9]+ plots\$"
+	assert_file_contains "$night/report/index.html" '<li class="missing" id="seed003">seed003: missing: failed (exit 1, seed003.log): no comparison'
+	assert_file_contains "$night/report/index.html" 'run B 1/2 (original) failed'
+	assert_file_contains "$night/report/index.html" 'No trend: seed001 is in only one of the 1 night(s) given.'
+	# Written again: the old plots folder goes, the new one is complete.
+	run "$ROOT/ci/report.sh" "$night"
+	assert_success
+	assert_equal "$(find "$night/report" -maxdepth 1 -name 'plots.*' | wc -l)" 1
+	assert_equal "$(find "$night/report" -maxdepth 1 -name '.index.html.*' | wc -l)" 0
+}
+
+@test "ci/report.sh: the check fails on a broken image and on an empty table" {
+	require_tools
+	local want page=$BATS_TEST_TMPDIR/page svg
+	read -r -a want <<<"$(expected)"
+	cp -r "$REPORT" "$page"
+	# A truncated SVG: Chromium cannot draw it.
+	svg=$(find "$page"/plots.* -name 'seed001-bars-1.svg')
+	truncate -s 200 "$svg"
+	run check_page "$page" "${want[@]}"
+	assert_failure
+	assert_output --partial "loaded=$((want[1] - 1)) broken=plots."
+	# A missing SVG.
+	rm "$svg"
+	run check_page "$page" "${want[@]}"
+	assert_failure
+	# Every image back, one table emptied.
+	rm -rf "$page"
+	cp -r "$REPORT" "$page"
+	awk '!done && /<tbody>/ { sub(/<tbody>.*/, "<tbody></tbody></table>"); print; skip = 1; done = 1; next }
+	     skip && /<\/table>/ { skip = 0; next }
+	     !skip' "$REPORT/index.html" >"$page/index.html"
+	run check_page "$page" "${want[@]}"
+	assert_failure
+	assert_output --partial "loaded=${want[1]} broken= tables=${want[0]} empty=0 END"
+}
+
+@test "ci/report.sh: bad input: one line naming the option, exit 2" {
+	run "$ROOT/ci/report.sh"
+	assert_failure 2
+	assert_output "ci/report.sh: error: no NIGHT: give one or more ci/nightly --out folders, oldest first"
+	run "$ROOT/ci/report.sh" --trend 0 "$FIX/night2"
+	assert_failure 2
+	assert_output "ci/report.sh: error: --trend 0: expected a number of nights >= 1"
+	run "$ROOT/ci/report.sh" "$BATS_TEST_TMPDIR/nope"
+	assert_failure 2
+	assert_output "ci/report.sh: error: NIGHT $BATS_TEST_TMPDIR/nope: not a directory (a ci/nightly --out folder)"
+	run "$ROOT/ci/report.sh" --color "$FIX/night2"
+	assert_failure 2
+	assert_output "ci/report.sh: error: unknown option '--color' (accepted: --out DIR, --trend N, --help)"
+	run "$ROOT/ci/report.sh" --out
+	assert_failure 2
+	assert_output "ci/report.sh: error: --out needs a value"
+}
