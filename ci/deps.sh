@@ -15,7 +15,7 @@ pkgs=(
 	busybox-static				# nested kernel + initramfs
 	rsync					# headers_install, for ci/peer.sh
 	bats bats-assert bats-support bats-file	# tests
-	jq					# tests read the JSON
+	jq					# tests, ci/store.sh, ci/regress.sh read the JSON
 )
 
 # What cannot be installed for arm64 next to amd64 (gnu-efi, the static
