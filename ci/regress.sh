@@ -41,7 +41,7 @@ while (($#)); do
 	*) files+=("$1"); shift ;;
 	esac
 done
-((${#files[@]} == 2)) || usage_die "expected OLD.json NEW.json (got ${#files[@]} files)"
+((${#files[@]} == 2)) || usage_die "expected two files, OLD.json NEW.json (got ${#files[@]})"
 for f in "${files[@]}"; do
 	[[ -r $f ]] || usage_die "$f: cannot read it"
 done

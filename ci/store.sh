@@ -67,7 +67,8 @@ for d in "$night_dir"/*/; do
 		else
 			found+=("$a	${d##*/}	$d/A.json" "$b	${d##*/}	$d/B.json")
 		fi
-	elif [[ ! -e $d/compare.json ]]; then
+	elif [[ ! -e $d/compare.json && ! -e $d/command.txt && ! -e $d/runs ]]; then
+		# (Not an ab.sh or peer.sh folder that ended early.)
 		for f in "$d"/*.json; do
 			[[ -f $f ]] || continue
 			jq -e 'has("scenario") and has("results")' "$f" >/dev/null 2>&1 ||
