@@ -15,7 +15,7 @@ pkgs=(
 	busybox-static				# nested kernel + initramfs
 	rsync					# headers_install, for ci/peer.sh
 	bats bats-assert bats-support bats-file	# tests
-	jq					# tests read the JSON
+	jq					# tests, ci/store.sh, ci/regress.sh read the JSON
 	shellcheck				# test/workflows.bats
 	gnuplot-nox				# ci/report.sh's plots (SVG)
 	chromium				# test/report.bats renders the page

@@ -180,9 +180,17 @@ build_original() {
 # object, drag the whole kernel along: point those paths at the new tree,
 # keeping the mtimes make compares.
 seed() {
-	local f t from=${1%/build}
+	local f t from
 	cp -a "$1" "$tree/build"
-	grep -rlIZ --exclude=build.log -F "$from/" "$tree/build" |
+	# The root the original was built in: its own path, or another if the
+	# cache was built elsewhere and moved here (then grep -F below would
+	# find nothing, and objtool would rebuild with the whole kernel).
+	from=$(grep -rhoIE --exclude=build.log \
+		"/[^[:space:]:\"'=]*/trees/original-$arch/" "$1/tools" |
+		sort | uniq -c | sort -rn | awk 'NR == 1 { print $2 }') || true
+	from=${from%/}
+	[[ $from ]] || from=${1%/build}
+	{ grep -rlIZ --exclude=build.log -F "$from/" "$tree/build" || true; } |
 	while IFS= read -r -d '' f; do
 		t=$(stat -c %y "$f")
 		sed -i "s|$from/|$tree/|g" "$f"

@@ -1,0 +1,145 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Is NEW worse than OLD?  "mmubench compare OLD NEW" (every run one
+# sample), then each row of a metric in the thresholds table is judged:
+# a regression when t and Mann-Whitney both find it significant at 95 %
+# and its median moved the wrong way by more than the metric's threshold
+# (ci/regressions.conf says how, and holds the table).
+#
+#   ci/regress.sh [--thresholds FILE] [--old-name TEXT] [--new-name TEXT]
+#                 [--out DIR] OLD.json NEW.json
+#
+#   --thresholds FILE  the table (default ci/regressions.conf)
+#   --old-name, --new-name
+#                      what the lines call the two sides (default the
+#                      files), e.g. the store entry and tonight's runs
+#   --out DIR          keep compare.txt and compare.json there
+#
+# One line per judged row ("ok", "worse", "REGRESSION"), then a summary.
+# Exit 0: no regression; 1: a regression (or compare failed); 2: usage.
+set -euo pipefail
+
+prog=ci/regress.sh
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/.." && pwd)
+mmubench=${MMUBENCH_BIN:-$repo/build/mmubench}
+table=$here/regressions.conf old_name='' new_name='' out='' files=()
+
+usage_die() { echo "$prog: error: $*" >&2; exit 2; }
+die() { echo "$prog: error: $*" >&2; exit 1; }
+while (($#)); do
+	case $1 in
+	--thresholds|--old-name|--new-name|--out)
+		(($# >= 2)) || usage_die "$1 needs a value" ;;&
+	--thresholds) table=$2; shift 2 ;;
+	--old-name) old_name=$2; shift 2 ;;
+	--new-name) new_name=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	-h|--help) echo "usage:"; sed -n '/^#   ci\/regress.sh/,/^[^#]/s/^#//p' "$0"; exit 0 ;;
+	-*) usage_die "unknown option '$1' (accepted: --thresholds FILE, --old-name TEXT, --new-name TEXT, --out DIR)" ;;
+	*) files+=("$1"); shift ;;
+	esac
+done
+((${#files[@]} == 2)) || usage_die "expected two files, OLD.json NEW.json (got ${#files[@]})"
+for f in "${files[@]}"; do
+	[[ -r $f ]] || usage_die "$f: cannot read it"
+done
+[[ -r $table ]] || usage_die "--thresholds $table: cannot read it"
+: "${old_name:=${files[0]}}" "${new_name:=${files[1]}}"
+[[ -x $mmubench ]] || die "$mmubench: no mmubench binary (run make)"
+command -v jq >/dev/null || die "missing jq: apt-get install jq (ci/deps.sh)"
+
+# thresholds FILE: the table as "SCENARIO<TAB>METRIC<TAB>BETTER<TAB>PCT",
+# or exit 2 naming the first bad line.
+thresholds() {
+	awk -v file="$1" '
+	function trim(s) { gsub(/^[ \t]+|[ \t]+$/, "", s); return s }
+	/^[ \t]*(#|$)/ { next }
+	{
+		n = split($0, f, "|")
+		s = trim(f[2]); m = trim(f[3]); b = trim(f[4]); p = trim(f[5])
+		if (n != 6 || trim(f[1]) != "" || trim(f[6]) != "" || s == "" ||
+		    m == "" || (b != "lower" && b != "higher") ||
+		    p !~ /^[0-9]+(\.[0-9]+)?$/) {
+			printf "ci/regress.sh: error: --thresholds %s:%d: \"%s\": " \
+			       "expected | SCENARIO | METRIC | lower or higher | PERCENT |\n",
+			       file, NR, $0 > "/dev/stderr"
+			bad = 1
+			exit 2
+		}
+		if ((s SUBSEP m) in seen) {
+			printf "ci/regress.sh: error: --thresholds %s:%d: %s %s: listed twice " \
+			       "(first on line %d)\n", file, NR, s, m, seen[s, m] > "/dev/stderr"
+			bad = 1
+			exit 2
+		}
+		seen[s, m] = NR
+		printf "%s\t%s\t%s\t%s\n", s, m, b, p
+	}
+	END { if (bad) exit 2 }' "$1"
+}
+rules=$(thresholds "$table") || exit 2
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/mmub-regress.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+rc=0
+"$mmubench" compare "${files[0]}" "${files[1]}" --labels old,new \
+	--json "$work/compare.json" >"$work/compare.txt" 2>"$work/compare.err" || rc=$?
+if [[ $out ]]; then
+	mkdir -p "$out"
+	cp "$work/compare.txt" "$work/compare.err" "$out/" 2>/dev/null || true
+	[[ ! -f $work/compare.json ]] || cp "$work/compare.json" "$out/"
+fi
+if ((rc)) || [[ ! -f $work/compare.json ]]; then
+	cat "$work/compare.err" >&2
+	die "mmubench compare ${files[0]} ${files[1]} failed (exit $rc)"
+fi
+
+# Per row of a listed metric: "STATUS<TAB>METRIC ROW<TAB>line"; STATUS
+# REGRESSION, worse
+# (beyond the threshold but not significant by both, or within it), ok.
+jq -r --arg rules "$rules" --arg old "$old_name" --arg new "$new_name" '
+def fmt: if . == null then "-"
+	elif (. | fabs) >= 100 then (. | round | tostring)
+	elif (. | fabs) >= 10 then ((. * 10 | round) / 10 | tostring)
+	else ((. * 1000 | round) / 1000 | tostring) end;
+def pct: (if . >= 0 then "+" else "" end) + ((. * 10 | round) / 10 | tostring) + " %";
+($rules | split("\n") | map(select(length > 0) | split("\t")
+	| {key: (.[0] + "\t" + .[1]), value: {better: .[2], pct: (.[3] | tonumber)}})
+	| from_entries) as $t
+| .scenario as $sc
+| .rows[]
+| $t[$sc + "\t" + .metric] as $r
+| select($r != null)
+| (.a.median) as $a | (.b.median) as $b
+| (if $a != 0 and $a != null and $b != null then ($b / $a - 1) * 100 else null end) as $d
+| (if $d == null then null elif $r.better == "lower" then $d else -$d end) as $worse
+| (.ttest.significant and .mann_whitney.significant) as $sig
+| "\($sc) \(.metric) \(.row)" as $what
+| "\(.metric) \(.row)\t" as $mr
+| "median \($a | fmt) -> \($b | fmt) (\(if $d == null then "no ratio" else ($d | pct) end); threshold \($r.pct) %, \($r.better) is better)" as $moved
+| if $worse == null then "ok\t\($mr)  ok          \($what): \($moved): not judged, the old median is 0"
+  elif $sig and $worse > $r.pct then
+	"REGRESSION\t\($mr)REGRESSION  \($what): \($moved); worse at 95 % by t and Mann-Whitney; runs: old \($old) (\(.a.n) runs), new \($new) (\(.b.n) runs)"
+  elif $worse > $r.pct then
+	"worse\t\($mr)  worse       \($what): \($moved); not significant by both (t \(if .ttest.significant then "yes" else "no" end), MW p \(.mann_whitney.p | fmt))"
+  elif $sig and $worse > 0 then
+	"worse\t\($mr)  worse       \($what): \($moved); significant, within the threshold"
+  else "ok\t\($mr)  ok          \($what): \($moved)" end
+' "$work/compare.json" >"$work/verdicts"
+
+cut -f3- "$work/verdicts"
+judged=$(wc -l <"$work/verdicts")
+unlisted=$(jq -r --arg rules "$rules" '.scenario as $sc
+	| ($rules | split("\n") | map(split("\t") | .[0] + "\t" + .[1])) as $t
+	| [.rows[] | select(($sc + "\t" + .metric) as $k | $t | index($k) | not) | .metric]
+	| unique | join(", ")' "$work/compare.json")
+[[ -z $unlisted ]] || echo "  not judged (not in $table): $unlisted"
+bad=$(awk -F'\t' '$1 == "REGRESSION"' "$work/verdicts" | wc -l)
+if ((bad)); then
+	echo "regress: $bad of $judged judged rows regressed: $(awk -F'\t' '
+		$1 == "REGRESSION" { printf "%s%s", n++ ? ", " : "", $2 }' "$work/verdicts")"
+	exit 1
+fi
+echo "regress: no regression in $judged judged rows"

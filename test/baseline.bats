@@ -1,0 +1,273 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# History and regressions (ci/README.md, "The results store"): two nights
+# into one store (ci/store.sh), then tonight against the previous night
+# (ci/baseline.sh, ci/regress.sh, ci/regressions.conf).  The nights are
+# small real runs, not whole nightlies: three boots of the nested x86_64
+# kernel, 5 zap runs each, two of the original and one of
+# test/series/test-slow-zap, a test-only series whose TDP MMU zap walk
+# busy-waits 5 ms.  Night 2 with that kernel, under the same kernel key
+# as night 1 (as a series whose new version regressed), must fail naming
+# the metric; night 2 with the original again must pass.
+load helpers
+
+BATS_TEST_TIMEOUT=900
+
+# The scenario of every night: small, and madvise_p50_us is the row that
+# separates kernels best under emulation (host/results/compare.c).
+ZAP=(zap --zap same4 -v 1 -b 4m -i 1 --zap-count 50 --repeat 5)
+NIGHT1=20261201-020000 NIGHT2=20261202-020000
+
+# boot NAME SERIES: one boot, the scenario's 5 runs in NAME.json; a QEMU
+# killed by a signal (ci/retry.sh) is redone once, as everywhere.
+boot() {
+	local log=$BATS_FILE_TMPDIR/$1.log rc why
+	for try in 1 2; do
+		rc=0
+		MMUBENCH_KVM=nested "$ROOT/ci/kvm-exec.sh" --arch x86_64 --series "$2" \
+			"$MMUBENCH" "$GUEST" "${ZAP[@]}" \
+			--json "$BATS_FILE_TMPDIR/$1.json" >"$log" 2>&1 || rc=$?
+		((rc)) || return 0
+		((try == 1)) && why=$(nested_infra_failure "$log") || return 0
+		echo "# retried: nested-infra: $why" >&3
+	done
+}
+
+setup_file() {
+	[[ $MMUB_NESTED == 1 && $ARCH == x86_64 ]] || return 0
+	export MMUBENCH_PATCHES=$ROOT/test/series
+	local t0=$EPOCHREALTIME
+	"$ROOT/ci/kernel/build.sh" --arch x86_64 --series test-slow-zap \
+		>"$BATS_FILE_TMPDIR/build.log" 2>&1 || return 0
+	boot original-1 original
+	boot original-2 original
+	boot slow test-slow-zap
+	printf '# three boots and the series build: %.0f s\n' \
+		"$(echo "$EPOCHREALTIME - $t0" | bc)" >&3
+}
+
+# need_runs: the three boots' files in O1, O2 and SLOW, or fail with
+# why one is missing.
+need_runs() {
+	local n
+	[[ $ARCH == x86_64 ]] || skip "the test-only series is x86's TDP MMU"
+	require_nested
+	for n in original-1 original-2 slow; do
+		[[ -s $BATS_FILE_TMPDIR/$n.json ]] || fail "no runs of $n: $(tail -n 5 \
+			"$BATS_FILE_TMPDIR/$n.log" "$BATS_FILE_TMPDIR/build.log" 2>/dev/null)"
+	done
+	O1=$BATS_FILE_TMPDIR/original-1.json O2=$BATS_FILE_TMPDIR/original-2.json
+	SLOW=$BATS_FILE_TMPDIR/slow.json
+}
+
+# night DIR FILE: a night's results in the shape of ci/nightly --direct
+# LABEL: LABEL/EXPERIMENT.json, the label the kernel key.
+night() {
+	mkdir -p "$1/original"
+	cp "$2" "$1/original/zap.json"
+}
+
+@test "store: two nights into one store, keyed by arch, kernel, experiment, date and commit" {
+	local s=$BATS_TEST_TMPDIR/store commit e
+	need_runs
+	night "$BATS_TEST_TMPDIR/n1" "$O1"
+	night "$BATS_TEST_TMPDIR/n2" "$O2"
+	commit=$(json_val "$O1" .env.mmubench_version)
+	run "$ROOT/ci/store.sh" --store "$s" --date $NIGHT1 "$BATS_TEST_TMPDIR/n1"
+	assert_success
+	assert_output "x86_64/original/zap/$NIGHT1-$commit"
+	run "$ROOT/ci/store.sh" --store "$s" --date $NIGHT2 "$BATS_TEST_TMPDIR/n2"
+	assert_success
+	for e in "$NIGHT1-$commit" "$NIGHT2-$commit"; do
+		e=$s/x86_64/original/zap/$e
+		assert_json "$e/result.json" '.scenario == "zap" and (.results.runs | length) == 5'
+		assert_json "$e/meta.json" '.kernel == "original" and .arch == "x86_64" and
+			.experiment == "zap" and .release == "6.1.192" and .runs == 5'
+	done
+	assert_json "$s/x86_64/original/zap/$NIGHT2-$commit/meta.json" \
+		".source == [\"$BATS_TEST_TMPDIR/n2/original/zap.json\"]"
+	run cut -f1,3-5,9 "$s/index.tsv"
+	assert_output "#date	arch	kernel	experiment	path
+$NIGHT1	x86_64	original	zap	x86_64/original/zap/$NIGHT1-$commit
+$NIGHT2	x86_64	original	zap	x86_64/original/zap/$NIGHT2-$commit"
+	# Nothing staged is left; the same night twice is refused whole.
+	run find "$s" -name '.tmp-*'
+	assert_output ''
+	run "$ROOT/ci/store.sh" --store "$s" --date $NIGHT2 "$BATS_TEST_TMPDIR/n2"
+	assert_failure 1
+	assert_output "ci/store.sh: error: x86_64/original/zap/$NIGHT2-$commit: already in $s"
+	assert_equal "$(grep -vc '^#' "$s/index.tsv")" 2
+}
+
+@test "store: an ab.sh experiment is one entry per kernel, an A/A one pooled" {
+	local n=$BATS_TEST_TMPDIR/n s=$BATS_TEST_TMPDIR/store commit
+	need_runs
+	commit=$(json_val "$O1" .env.mmubench_version)
+	mkdir -p "$n/seedab" "$n/seedaa" "$n/peer"
+	cp "$O1" "$n/seedab/A.json"
+	cp "$SLOW" "$n/seedab/B.json"
+	cp "$O1" "$n/seedaa/A.json"
+	cp "$O2" "$n/seedaa/B.json"
+	"$MMUBENCH" compare "$n/seedab/A.json" "$n/seedab/B.json" \
+		--labels original,test-slow-zap --json "$n/seedab/compare.json" >/dev/null
+	"$MMUBENCH" compare "$n/seedaa/A.json" "$n/seedaa/B.json" \
+		--labels original,original --json "$n/seedaa/compare.json" >/dev/null
+	# peer.sh's folder compares two programs, not kernels: not stored.
+	cp "$n/seedaa/compare.json" "$n/peer/"
+	run "$ROOT/ci/store.sh" --store "$s" --date $NIGHT1 "$n"
+	assert_success
+	assert_output "x86_64/original/seedaa/$NIGHT1-$commit
+x86_64/original/seedab/$NIGHT1-$commit
+x86_64/test-slow-zap/seedab/$NIGHT1-$commit"
+	assert_json "$s/x86_64/original/seedaa/$NIGHT1-$commit/result.json" '(.results.runs | length) == 10'
+	assert_json "$s/x86_64/test-slow-zap/seedab/$NIGHT1-$commit/meta.json" \
+		".source == [\"$n/seedab/B.json\"]"
+	assert_file_exists "$s/x86_64/test-slow-zap/seedab/$NIGHT1-$commit/ab-compare.json"
+}
+
+@test "baseline: the slow zap walk fails night 2, naming the metric, both medians and the runs" {
+	local s=$BATS_TEST_TMPDIR/store line
+	need_runs
+	night "$BATS_TEST_TMPDIR/n1" "$O1"
+	night "$BATS_TEST_TMPDIR/n2" "$SLOW"
+	"$ROOT/ci/store.sh" --store "$s" --date $NIGHT1 "$BATS_TEST_TMPDIR/n1" >/dev/null
+	run "$ROOT/ci/baseline.sh" --store "$s" --date $NIGHT2 \
+		--report "$BATS_TEST_TMPDIR/report.txt" "$BATS_TEST_TMPDIR/n2"
+	assert_failure 1
+	line=$(grep -m1 '^REGRESSION  zap madvise_p50_us ' <<<"$output") ||
+		fail "no regression of madvise_p50_us named: $output"
+	echo "# $line" >&3
+	[[ $line =~ ^REGRESSION\ \ zap\ madvise_p50_us\ same4:\ median\ [0-9.]+\ -\>\ [0-9.]+\ \(\+[0-9.]+\ %\;\ threshold\ 100\ %,\ lower\ is\ better\)\;\ worse\ at\ 95\ %\ by\ t\ and\ Mann-Whitney\;\ runs:\ old\ $s/x86_64/original/zap/$NIGHT1-[^/]+/result.json\ \(5\ runs\),\ new\ $BATS_TEST_TMPDIR/n2/original/zap.json\ \(5\ runs\)$ ]] ||
+		fail "not the expected line: $line"
+	assert_line "baseline: 1 regressed of 1 compared (0 without an earlier night): x86_64/original/zap"
+	# The report (what ci/nightly's summary shows) names it too.
+	run grep -c '^    REGRESSION  zap madvise_p50_us same4: ' "$BATS_TEST_TMPDIR/report.txt"
+	assert_output 1
+}
+
+@test "baseline: without the injection night 2 passes" {
+	local s=$BATS_TEST_TMPDIR/store
+	need_runs
+	night "$BATS_TEST_TMPDIR/n1" "$O1"
+	night "$BATS_TEST_TMPDIR/n2" "$O2"
+	"$ROOT/ci/store.sh" --store "$s" --date $NIGHT1 "$BATS_TEST_TMPDIR/n1" >/dev/null
+	# Stored first, as ci/nightly --store S --baseline S may do: the
+	# baseline is still the earlier night, not tonight's own entry.
+	"$ROOT/ci/store.sh" --store "$s" --date $NIGHT2 "$BATS_TEST_TMPDIR/n2" >/dev/null
+	run "$ROOT/ci/baseline.sh" --store "$s" --date $NIGHT2 "$BATS_TEST_TMPDIR/n2"
+	assert_success
+	assert_line --regexp "^== x86_64/original/zap: $NIGHT1-[^ ]+ \(the store\) -> tonight$"
+	# Judged, and not a regression (two boots of one kernel can still
+	# differ a lot under a loaded machine: "worse", but not by both tests).
+	assert_line --regexp '^  (ok|worse) +zap madvise_p50_us same4: median '
+	echo "# $(grep 'zap madvise_p50_us same4' <<<"$output")" >&3
+	refute_line --partial REGRESSION
+	assert_line "baseline: no regression (1 compared, 0 without an earlier night)"
+}
+
+@test "baseline: the first night of a kernel passes, said so; an A/A experiment gives the noise floor" {
+	local n=$BATS_TEST_TMPDIR/n
+	need_runs
+	mkdir -p "$n/aa" "$BATS_TEST_TMPDIR/empty"
+	cp "$O1" "$n/aa/A.json"
+	cp "$O2" "$n/aa/B.json"
+	"$MMUBENCH" compare "$n/aa/A.json" "$n/aa/B.json" --labels original,original \
+		--json "$n/aa/compare.json" >/dev/null
+	run "$ROOT/ci/baseline.sh" --store "$BATS_TEST_TMPDIR/empty" --date $NIGHT2 "$n"
+	assert_success
+	assert_line "  x86_64/original/aa: no earlier night in the store: nothing to compare (passes)"
+	assert_line "noise floor, A/A aa (original against itself, 5 + 5 runs):"
+	assert_line --regexp '^  madvise_p50_us same4: medians differ by [-+][0-9.]+ %, t interval \+/- [0-9.]+ % of the mean; threshold 100 %'
+	assert_line "baseline: no regression (0 compared, 1 without an earlier night)"
+}
+
+# ---- the judgement, on documents with chosen values (no boot) -------------
+
+# doc OUT V1 V2...: the first boot's document, its runs' madvise_p50_us
+# set to the values.
+doc() {
+	local out=$1
+	shift
+	need_runs
+	jq --argjson v "[$(IFS=,; echo "$*")]" \
+		'.results.runs |= [range(0; $v | length) as $i | .[$i] | .zap.madvise_p50_us = $v[$i]]' \
+		"$O1" >"$out"
+}
+
+@test "regress: worse by both tests beyond the threshold fails; within it, or not significant, passes" {
+	local d=$BATS_TEST_TMPDIR
+	doc "$d/old.json" 100 101 102 103 104
+	doc "$d/bad.json" 250 251 252 253 254
+	doc "$d/within.json" 180 181 182 183 184
+	doc "$d/noisy.json" 100 500 101 502 503
+	doc "$d/better.json" 10 11 12 13 14
+	run "$ROOT/ci/regress.sh" "$d/old.json" "$d/bad.json"
+	assert_failure 1
+	assert_line "REGRESSION  zap madvise_p50_us same4: median 102 -> 252 (+147.1 %; threshold 100 %, lower is better); worse at 95 % by t and Mann-Whitney; runs: old $d/old.json (5 runs), new $d/bad.json (5 runs)"
+	assert_line "regress: 1 of 5 judged rows regressed: madvise_p50_us same4"
+	run "$ROOT/ci/regress.sh" "$d/old.json" "$d/within.json"
+	assert_success
+	assert_line "  worse       zap madvise_p50_us same4: median 102 -> 182 (+78.4 %; threshold 100 %, lower is better); significant, within the threshold"
+	run "$ROOT/ci/regress.sh" "$d/old.json" "$d/noisy.json"
+	assert_success
+	# t alone finds it (the outliers' mean), Mann-Whitney does not.
+	assert_line --regexp '^  worse       zap madvise_p50_us same4: median 102 -> 500 \(\+390.2 %; threshold 100 %, lower is better\); not significant by both \(t yes, MW p 0\.[0-9]+\)$'
+	run "$ROOT/ci/regress.sh" "$d/old.json" "$d/better.json"
+	assert_success
+	assert_line --partial "ok          zap madvise_p50_us same4: median 102 -> 12 (-88.2 %"
+	# The direction is the table's: "higher is better" makes it a regression.
+	printf '| zap | madvise_p50_us | higher | 50 |\n' >"$d/higher.conf"
+	run "$ROOT/ci/regress.sh" --thresholds "$d/higher.conf" "$d/old.json" "$d/better.json"
+	assert_failure 1
+	assert_line --partial "REGRESSION  zap madvise_p50_us same4: median 102 -> 12 (-88.2 %; threshold 50 %, higher is better)"
+	assert_line "  not judged (not in $d/higher.conf): fault_p999_us, kernel_fwait_p999_us, kernel_tables_freed, kernel_zap_total_ms, zap_total_ms"
+}
+
+# ---- bad input: one line naming the option and what it accepts, exit 2 ----
+
+# bad WANT CMD...: exit 2, and stderr is exactly the line WANT.
+bad() {
+	local want=$1
+	shift
+	run --separate-stderr "$@"
+	assert_equal "$status" 2
+	assert_equal "$stderr" "$want"
+}
+
+@test "bad input to ci/nightly's --store and --baseline, ci/store.sh, ci/baseline.sh, ci/regress.sh" {
+	local d=$BATS_TEST_TMPDIR
+	mkdir -p "$d/notastore" "$d/night"
+	touch "$d/notastore/x" "$d/file"
+	bad "ci/nightly: error: --store needs a value: a directory, the results store" \
+		"$ROOT/ci/nightly" --store ''
+	bad "ci/nightly: error: --store $d/file/s: cannot create or write it (a directory: the results store)" \
+		"$ROOT/ci/nightly" --store "$d/file/s"
+	bad "ci/nightly: error: --baseline $d/nope: not a directory (a results store, see --store)" \
+		"$ROOT/ci/nightly" --baseline "$d/nope"
+	bad "ci/nightly: error: --baseline $d/notastore: not a results store (no index.tsv; --store writes one)" \
+		"$ROOT/ci/nightly" --baseline "$d/notastore"
+	bad "ci/nightly: error: --baseline needs a value" "$ROOT/ci/nightly" --baseline
+	run --separate-stderr "$ROOT/ci/store.sh" --store "$d/s" --date 2026-12-01 "$d/night"
+	assert_equal "$status" 2
+	[[ $stderr =~ ^ci/store.sh:\ error:\ --date\ 2026-12-01:\ expected\ YYYYMMDD-HHMMSS\ \(UTC\),\ e.g.\ [0-9]{8}-[0-9]{6}$ ]] ||
+		fail "stderr: $stderr"
+	bad "ci/store.sh: error: --store STORE is required" "$ROOT/ci/store.sh" "$d/night"
+	bad "ci/store.sh: error: unknown option '--stor' (accepted: --store STORE, --date YYYYMMDD-HHMMSS)" \
+		"$ROOT/ci/store.sh" --stor "$d/s" "$d/night"
+	bad "ci/baseline.sh: error: --store $d/notastore: not a results store (no index.tsv; ci/store.sh writes one)" \
+		"$ROOT/ci/baseline.sh" --store "$d/notastore" "$d/night"
+	bad "ci/baseline.sh: error: --thresholds $d/nope: cannot read it" \
+		"$ROOT/ci/baseline.sh" --store "$d/night" --thresholds "$d/nope" "$d/night"
+	printf '| zap | madvise_p50_us | smaller | 50 |\n' >"$d/bad.conf"
+	bad "ci/regress.sh: error: --thresholds $d/bad.conf:1: \"| zap | madvise_p50_us | smaller | 50 |\": expected | SCENARIO | METRIC | lower or higher | PERCENT |" \
+		"$ROOT/ci/regress.sh" --thresholds "$d/bad.conf" "$d/file" "$d/file"
+	printf '| zap | madvise_p50_us | lower | 50 |\n| zap | madvise_p50_us | lower | 60 |\n' >"$d/twice.conf"
+	bad "ci/regress.sh: error: --thresholds $d/twice.conf:2: zap madvise_p50_us: listed twice (first on line 1)" \
+		"$ROOT/ci/regress.sh" --thresholds "$d/twice.conf" "$d/file" "$d/file"
+	bad "ci/regress.sh: error: expected two files, OLD.json NEW.json (got 1)" "$ROOT/ci/regress.sh" "$d/file"
+	for s in ci/store.sh ci/baseline.sh ci/regress.sh; do
+		run --separate-stderr "$ROOT/$s" --help
+		assert_success
+		[[ $output == usage:* && -z $stderr ]] || fail "$s --help: '${output:0:80}', stderr '$stderr'"
+	done
+}
