@@ -114,7 +114,7 @@ struct vm_slot {
  * and measures the host, not the boot.
  */
 struct vm_boot {
-	double vm_ms;		/* KVM_CREATE_VM, stats fd, capabilities */
+	double vm_ms;		/* KVM_CREATE_VM, its stats fd, arch setup */
 	double memory_ms;	/* mappings and memslots */
 	double image_ms;	/* the guest image and its boot info */
 	double tables_ms;	/* the guest's page tables */
