@@ -12,8 +12,11 @@
 #   nightly  .github/workflows/nightly.yml: /dev/kvm made read-writable,
 #            build/nightly emptied, then
 #            ci/nightly --out build/nightly --direct ARCH-KERNELRELEASE
-#            (this machine's, e.g. x86_64-6.1.0-27-amd64); NIGHTLY
-#            OPTIONS follow those, so "--out DIR" or "--only LIST" win
+#            (this machine's, e.g. x86_64-6.1.0-27-amd64), and with
+#            MMUBENCH_STORE set (a directory the runner keeps) --baseline
+#            and --store STORE: tonight against the previous night, then
+#            into the store.  NIGHTLY OPTIONS follow those, so "--out
+#            DIR" or "--only LIST" win
 #   -n       print the commands, one a line, and run none
 #
 # Each command is printed as "+ COMMAND" before it runs.  /dev/kvm is
@@ -74,9 +77,13 @@ ci)
 	step .ci/run
 	;;
 nightly)
+	history=()
+	[[ -z ${MMUBENCH_STORE:-} ]] ||
+		history=(--baseline "$MMUBENCH_STORE" --store "$MMUBENCH_STORE")
 	kvm_access
 	step rm -rf build/nightly
-	step ci/nightly --out build/nightly --direct "$(direct_label)" "$@"
+	step ci/nightly --out build/nightly --direct "$(direct_label)" \
+		"${history[@]}" "$@"
 	;;
 *)
 	die "unknown job '$job' (accepted: $jobs)"

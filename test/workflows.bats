@@ -89,6 +89,9 @@ plus_lines() { grep '^+ ' <<<"$output" || true; }
 	assert_output 1
 	run grep -cxF '        arch: [x64, arm64]' "$WF/nightly.yml"
 	assert_output 1
+	run env MMUBENCH_STORE=/srv/store ci/workflow.sh -n nightly
+	assert_success
+	assert_line --regexp '^\+ ci/nightly --out build/nightly --direct [A-Za-z0-9._-]+ --baseline /srv/store --store /srv/store$'
 	run ci/workflow.sh -n nightly
 	assert_success
 	assert_line --regexp '^\+ ci/nightly --out build/nightly --direct [A-Za-z0-9._-]+$'
