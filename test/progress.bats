@@ -4,8 +4,9 @@
 # terminal, what runs, k/N done and the time left, erased before any
 # other output, so that the terminal keeps what a pipe gets; nothing at
 # all unless stdout and stderr are both terminals.  script(1) gives a
-# command a pseudo-terminal.  MMUBENCH_PROGRESS_AFTER_MS=0 takes away the
-# line's 2 s delay, so that the runs here can be short.
+# command a pseudo-terminal, here or in the nested kernel (tty_run).
+# MMUBENCH_PROGRESS_AFTER_MS=0 takes away the line's 2 s delay, so that
+# the runs here can be short.
 load helpers
 
 PT=$O/san/progress-test
@@ -46,9 +47,30 @@ shape() {
 # The line is drawn only where this machine's /dev/kvm runs the guest:
 # the nested kernels have no terminal.  The module itself is tested by
 # progress-test on every machine.
-require_direct_tty() {
-	[[ $MMUB_DIRECT == 1 ]] ||
-		skip "no terminal in the nested kernel, and no direct KVM here: $MMUB_DIRECT"
+# tty_run ARGS...: mmubench ARGS on a terminal, the line at once, where
+# a guest runs: this machine's /dev/kvm, else the nested kernel, where
+# util-linux's script (carried in, with its libraries) makes the
+# terminal and the console brings its bytes back unchanged.
+tty_run() {
+	if [[ $MMUB_DIRECT == 1 ]]; then
+		MMUBENCH_PROGRESS_AFTER_MS=0 on_tty "$MMUBENCH $* --guest $GUEST"
+		return
+	fi
+	require_nested
+	run env MMUBENCH_KVM=nested "$ROOT/ci/kvm-exec.sh" --arch "$ARCH" \
+		--file "$(command -v script)" --sh "MMUBENCH_PROGRESS_AFTER_MS=0 \
+		./script -qec '/root/mmubench $* --guest /root/guest.elf' /dev/null" \
+		"$MMUBENCH" "$GUEST"
+}
+
+# piped_run ARGS...: the same run, its output a pipe.
+piped_run() {
+	if [[ $MMUB_DIRECT == 1 ]]; then
+		run "$MMUBENCH" "$@" --guest "$GUEST"
+		return
+	fi
+	run env MMUBENCH_KVM=nested "$ROOT/ci/kvm-exec.sh" --arch "$ARCH" \
+		"$MMUBENCH" "$GUEST" "$@"
 }
 
 @test "the line: what runs, k/N done, the time left; the terminal keeps what a pipe gets" {
@@ -94,14 +116,13 @@ require_direct_tty() {
 }
 
 @test "--repeat: run k of N, the runs done and the time left; the runs' output as in a pipe" {
-	require_direct_tty
-	local cmd=("$MMUBENCH" touch -v 2 -b 16m --repeat 8 --guest "$GUEST") tty
-	MMUBENCH_PROGRESS_AFTER_MS=0 on_tty "${cmd[*]}"
+	local cmd=(touch -v 2 -b 16m --repeat 8) tty
+	tty_run "${cmd[@]}"
 	assert_success
 	tty=$output
 	assert_output --regexp $'\rtouch: run [2-8] of 8 \\([1-7]/8 done, [0-9]+ s left\\)(: [a-z0-9]+)?\e\\[K'
 	assert_clean_draws "$tty"
-	run "${cmd[@]}"
+	piped_run "${cmd[@]}"
 	assert_success
 	refute_progress "$output"
 	# Which KVM stats changed varies from run to run: all but those.
@@ -111,19 +132,17 @@ require_direct_tty() {
 }
 
 @test "--table (dirty-log, zap, migrate): the row and run on the line; the table as in a pipe" {
-	require_direct_tty
 	local t cmd=() tty
 	for t in "dirty-log --table enable -b 8m --repeat 2|dirty-log --table: (4K|2M|1G) [a-z-]+, run [12] of 2 \\([0-9]+/(18|12|6) done, [0-9]+ s left\\)" \
 		"zap --table same4,c4 -v 2 -b 16m --zap-count 20 --repeat 2|zap --table: (same4|c4), run [12] of 2 \\([123]/4 done, [0-9]+ s left\\)" \
 		"migrate --table -v 2 -b 4m --fraction 0.25 --repeat 2|migrate --table: (4K|2M|1G), run [12] of 2 \\([0-9]/[246] done, [0-9]+ s left\\)"; do
 		read -ra cmd <<<"${t%%|*}"
-		cmd=("$MMUBENCH" "${cmd[@]}" --guest "$GUEST")
-		MMUBENCH_PROGRESS_AFTER_MS=0 on_tty "${cmd[*]}"
+		tty_run "${cmd[@]}"
 		assert_success
 		tty=$output
 		assert_output --regexp $'\r'"${t#*|}"
 		assert_clean_draws "$tty"
-		run "${cmd[@]}"
+		piped_run "${cmd[@]}"
 		assert_success
 		refute_progress "$output"
 		assert_equal "$(kept <<<"$tty" | shape)" "$(shape <<<"$output")"
@@ -131,14 +150,13 @@ require_direct_tty() {
 }
 
 @test "scale: the block and size on the line, the time left weighed by size" {
-	require_direct_tty
-	local cmd=("$MMUBENCH" scale --sizes 32m,64m,128m --vcpu-counts 1 --guest "$GUEST") tty
-	MMUBENCH_PROGRESS_AFTER_MS=0 on_tty "${cmd[*]}"
+	local cmd=(scale --sizes 32m,64m,128m --vcpu-counts 1) tty
+	tty_run "${cmd[@]}"
 	assert_success
 	tty=$output
 	assert_output --regexp $'\rscale: (4K|2M) pages, 1 vCPU, (32M|64M|128M) \\([1-5]/6 done, [0-9]+ s left\\)'
 	assert_clean_draws "$tty"
-	run "${cmd[@]}"
+	piped_run "${cmd[@]}"
 	assert_success
 	refute_progress "$output"
 	# Which figure is flagged as superlinear varies from run to run.
