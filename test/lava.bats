@@ -228,7 +228,12 @@ expected_cases() { # NIGHT
 	fi
 }
 
-@test "ci/lava/run.sh: bad input is one line naming the option, exit 2" {
+@test "ci/lava/run.sh: --help; bad input is one line naming the option, exit 2" {
+	run --separate-stderr ci/lava/run.sh --help
+	assert_success
+	assert_line --index 0 usage:
+	assert_line '   ci/lava/run.sh --results DIR [--label LABEL] [--only LIST]'
+	assert_equal "$stderr" ''
 	run ci/lava/run.sh --repeat 0
 	assert_failure 2
 	assert_output "ci/lava/run.sh: error: --repeat 0: expected a number >= 1"
