@@ -5,8 +5,10 @@
 # as tables (from "mmubench compare"'s JSON), a before/after bar chart
 # per metric with every run as a point, the latency percentiles per pass,
 # the trend of the experiment's headline metric over the nights given,
-# and the environment the runs report.  Plain HTML and SVG (gnuplot), no
-# script, no external URL.
+# the A/A noise floor beside the A/B tables, and the environment the
+# runs report.  A direct night (ci/nightly --direct: one kernel, no A/B)
+# gets the same per kernel label: medians, every run, latency, trend.
+# Plain HTML and SVG (gnuplot), no script, no external URL.
 #
 #   ci/report.sh [--out DIR] [--trend N] NIGHT...
 #
@@ -20,12 +22,15 @@
 # a fresh plots.XXXXXX folder beside it, and the previous one is removed
 # after the rename.  An experiment the night lacks is named on the page
 # with the reason ci/nightly's time.txt gives (failed, skipped, not run).
+# A direct night's metrics are "mmubench compare"'s of each LABEL/NAME.json
+# against itself ($MMUBENCH, default build/mmubench).
 set -euo pipefail
 
 prog=ci/report.sh
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
 out='' trend=30 nights=()
+mmub=${MMUBENCH:-$repo/build/mmubench}
 
 die() { echo "$prog: error: $1" >&2; exit "${2:-1}"; }
 while (($#)); do
@@ -47,6 +52,10 @@ done
 command -v gnuplot >/dev/null || die "gnuplot not found: install gnuplot-nox (ci/deps.sh)"
 command -v jq >/dev/null || die "jq not found: install jq (ci/deps.sh)"
 
+# Every night's path absolute: a direct run's comparison is found by it.
+for i in "${!nights[@]}"; do
+	nights[i]=$(cd "${nights[i]}" && pwd)
+done
 last=${nights[-1]}
 : "${out:=$last/report}"
 mkdir -p "$out" || die "--out $out: cannot create it"
@@ -56,10 +65,11 @@ plots=$(mktemp -d "$out/plots.XXXXXX")
 chmod 755 "$plots"
 pdir=${plots##*/}
 page=$(mktemp "$out/.index.html.XXXXXX")
-trap 'rm -f "$page"; [[ -z ${done_ok:-} ]] && rm -rf "$plots"' EXIT
+work=$(mktemp -d "${TMPDIR:-/tmp}/mmub-report.XXXXXX")
+trap 'rm -f "$page"; rm -rf "$work"; [[ -z ${done_ok:-} ]] && rm -rf "$plots"' EXIT
 
 # The nightly's experiments, in its order; another folder with a
-# compare.json is reported after them.
+# compare.json, or another LABEL/NAME.json, is reported after them.
 experiments=(seed000 seed000-migration seed001 seed002 seed003 peer)
 declare -A about=(
 	[seed000]='arm64, original against arm64-dirty-log-init-set-valid-entries: the first harvest after enabling with KVM_DIRTY_LOG_INITIALLY_SET'
@@ -69,15 +79,27 @@ declare -A about=(
 	[seed003]='x86_64, an A/A run (upstream since 5.7): enabling with and without INITIALLY_SET; the noise floor'
 	[peer]='x86_64: the kernel&#39;s dirty_log_perf_test (A) beside mmubench dirty-log (B)'
 )
+# The same experiments on the booted kernel (ci/nightly --direct).
+declare -A about_direct=(
+	[seed000]='the first harvest after enabling with KVM_DIRTY_LOG_INITIALLY_SET (seed 000)'
+	[seed000-migration]='migration time when round 1 sends what the first harvest reports (seed 000)'
+	[seed001]='the cover letter&#39;s six invalidation patterns (seed 001)'
+	[seed002]='NX recovery worker&#39;s CPU time and what it zapped (seed 002)'
+	[seed003]='enabling with and without INITIALLY_SET, per page size (seed 003)'
+)
 # The metric whose trend is drawn; else compare's first.
 declare -A headline=(
 	[seed000]=first_harvest_reported [seed000-migration]=total_ms
 	[seed001]=zap_total_ms [seed002]=worker_ms [seed003]='enable_ms (--table)'
 )
+add_experiment() {
+	[[ " ${experiments[*]} " == *" $1 "* ]] || experiments+=("$1")
+}
 for d in "$last"/*/; do
 	d=${d%/}
-	[[ -f $d/compare.json && ! " ${experiments[*]} " == *" ${d##*/} "* ]] &&
-		experiments+=("${d##*/}")
+	if [[ -f $d/compare.json ]]; then
+		add_experiment "${d##*/}"
+	fi
 done
 
 esc() { jq -Rr @html <<<"$1"; }
@@ -113,72 +135,213 @@ step_status() { # NIGHT NAME
 	printf '%s\n' "$st"
 }
 
+# ---- direct nights: LABEL/NAME.json, one kernel each -------------------------
+
+# The labels of a night's direct runs: folders with a NAME.json or a
+# peer/compare.json, not an A/B experiment's.
+labels_of() { # NIGHT
+	local d
+	for d in "$1"/*/; do
+		d=${d%/}
+		[[ ${d##*/} != report && ! -f $d/compare.json ]] || continue
+		if [[ -n $(compgen -G "$d/*.json") || -f $d/peer/compare.json ]]; then
+			echo "${d##*/}"
+		fi
+	done
+}
+
+# A direct run's metrics are compare's rows of the file against itself:
+# the same metrics, rows and per-run values as an A/B night's (side a).
+# dcmp[FILE] is that comparison, or dwhy[FILE] why there is none.
+declare -A dcmp=() dwhy=()
+direct_prepare() { # FILE
+	local f=$1 c log
+	[[ -z ${dcmp[$f]:-} && -z ${dwhy[$f]:-} ]] || return 0
+	[[ -x $mmub ]] ||
+		die "$mmub not found (make; or set MMUBENCH): a direct night's metrics come from mmubench compare"
+	c=$work/direct-$((${#dcmp[@]} + ${#dwhy[@]})).json
+	if ! log=$("$mmub" compare "$f" "$f" --json "$c" 2>&1 >/dev/null); then
+		dwhy[$f]="mmubench compare cannot read it: $(head -n 1 <<<"$log")"
+	elif ! jq -e '.rows | length > 0' "$c" >/dev/null; then
+		dwhy[$f]='no metric of its scenario in it'
+	else
+		dcmp[$f]=$c
+	fi
+}
+for n in "${nights[@]}"; do
+	while IFS= read -r l; do
+		for f in "$n/$l"/*.json; do
+			[[ -f $f ]] || continue
+			direct_prepare "$f"
+			[[ $n != "$last" ]] || { x=${f##*/}; add_experiment "${x%.json}"; }
+		done
+	done < <(labels_of "$n")
+done
+mapfile -t labels < <(labels_of "$last")
+
+# ---- the A/A noise floor -------------------------------------------------------
+
+# Each A/A experiment's rows (a compare.json whose two sides are the same
+# kernel, as ci/baseline.sh takes them): how far apart the two sides'
+# medians are (B/A - 1) and the half-width of the t interval of the
+# difference of the means, both in % of A; the floor is the larger.
+# EXP METRIC ROW nA nB A-median B-median B/A-1 CI floor, one a line.
+noise_rows() { # NIGHT
+	local c x
+	for c in "$1"/*/compare.json; do
+		[[ -f $c ]] || continue
+		jq -e '.a.label == .b.label' "$c" >/dev/null || continue
+		x=${c%/compare.json} x=${x##*/}
+		jq -r --arg x "$x" '.rows[] |
+			(if .a.median != null and .a.median != 0 and .b.median != null
+			 then (.b.median / .a.median - 1) * 100 else null end) as $d
+			| (if .ttest.valid and .a.mean != null and .a.mean != 0
+			   then (.ttest.ci_high - .ttest.diff) / (.a.mean | fabs) * 100 else null end) as $ci
+			| ([$d, $ci] | map(select(. != null) | fabs) | max) as $f
+			| select($f != null)
+			| [$x, .metric, (.row // "-"), .a.n, .b.n, .a.median, .b.median, $d, $ci, $f] | @tsv' "$c"
+	done
+}
+noise_rows "$last" >"$work/noise.tsv"
+
+noise_section() {
+	echo '<h2 id="noise">Noise floor (A/A)</h2>'
+	if [[ ! -s $work/noise.tsv ]]; then
+		echo '<p class="missing">No A/A experiment in this night (seed003 is one, in an A/B night; a direct night runs one kernel): no noise floor.</p>'
+		return
+	fi
+	echo '<p>An A/A experiment boots the same kernel on both sides, alternating, as an A/B experiment does: how far apart its two sides come out is the setup&#39;s own noise. Per row: B/A &minus; 1 of the medians, and the half-width of the 95 % t interval of B&minus;A (of the means), in % of A&#39;s mean; the noise floor is the larger of the two. The A/B tables below show it beside the same metric and row, or say which A/A rows there are.</p>'
+	echo '<table class="noise"><thead><tr><th>experiment</th><th>metric</th><th>row</th><th>nA</th><th>nB</th><th>A median</th><th>B median</th><th>B/A &minus; 1</th><th>95% CI half-width</th><th>noise floor</th></tr></thead><tbody>'
+	awk -F'\t' '
+	function num(x) { return x == "" ? "&ndash;" : (x >= 1000 || x <= -1000) ? sprintf("%.0f", x) : sprintf("%#.4g", x) }
+	function pct(x, s) { return x == "" ? "&ndash;" : sprintf(s ? "%+.1f %%" : "&plusmn;%.1f %%", x) }
+	function h(s) { gsub(/&/, "\\&amp;", s); gsub(/</, "\\&lt;", s); gsub(/>/, "\\&gt;", s); return s }
+	{ printf "<tr><td><a href=\"#%s\">%s</a></td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+		h($1), h($1), h($2), h($3), $4, $5, num($6), num($7), pct($8, 1), pct($9, 0), pct($10, 0) }' \
+		"$work/noise.tsv"
+	echo '</tbody></table>'
+}
+
+# The floors of METRIC's rows in the night's A/A experiments, "ROW<TAB>
+# FLOOR" (an A/A experiment's own table shows none: it is the floor).
+noise_of() { # METRIC EXP
+	awk -F'\t' -v m="$1" -v x="$2" '$2 == m && $1 != x { print $3 "\t" $10 }' "$work/noise.tsv"
+}
+
+# Beside an experiment's A/B tables: which A/A rows the night has and the
+# range of their floors (a table of the same metric also has a column).
+noise_note() { # EXP
+	if [[ ! -s $work/noise.tsv ]]; then
+		echo '<p class="caption">Noise floor: no A/A experiment in this night.</p>'
+	elif awk -F'\t' -v x="$1" '$1 == x { f = 1 } END { exit !f }' "$work/noise.tsv"; then
+		echo '<p class="caption">Noise floor: this is an A/A run; its rows are <a href="#noise">the night&#39;s noise floor</a>.</p>'
+	else
+		awk -F'\t' '
+		function h(s) { gsub(/&/, "\\&amp;", s); gsub(/</, "\\&lt;", s); gsub(/>/, "\\&gt;", s); return s }
+		!seen[$1 FS $2]++ { what = what (what == "" ? "" : "; ") h($1) ": " h($2) }
+		NR == 1 || $10 < lo { lo = $10 } NR == 1 || $10 > hi { hi = $10 }
+		END { printf "<p class=\"caption\">Noise floor: <a href=\"#noise\">the night&#39;s A/A rows</a> (%s) have floors of &plusmn;%.1f to &plusmn;%.1f %%; a table of the same metric shows its row&#39;s floor in a column.</p>\n", what, lo, hi }' \
+			"$work/noise.tsv"
+	fi
+}
+
 # ---- one metric: its table and its bar chart -------------------------------
 
-metric_table() { # COMPARE.json METRIC
+metric_table() { # COMPARE.json METRIC [NOISE: "ROW<TAB>FLOOR" lines]
 	jq -r --arg m "$2" '.rows[] | select(.metric == $m) |
 		[(.row // "-" | @html), .a.n, .b.n, .a.median, .b.median, .ratio,
 		 (if .ttest.valid then .ttest.diff else null end),
 		 (if .ttest.valid then .ttest.ci_high - .ttest.diff else null end),
 		 .ttest.diff_pct, .ttest.significant, .mann_whitney.p,
-		 .mann_whitney.significant] | @tsv' "$1" |
-	awk -F'\t' '
+		 .mann_whitney.significant, (.row // "-")] | @tsv' "$1" |
+	awk -F'\t' -v noise="${3:-}" '
 	function num(x) { return x == "" ? "&ndash;" : (x >= 1000 || x <= -1000) ? sprintf("%.0f", x) : sprintf("%#.4g", x) }
 	function yn(x) { return x == "true" ? "yes" : x == "false" ? "no" : "&ndash;" }
 	BEGIN {
+		n = split(noise, l, "\n")
+		for (i = 1; i <= n; i++) if (split(l[i], kv, "\t") == 2) floor[kv[1]] = kv[2]
 		print "<table>"
-		print "<thead><tr><th>row</th><th>nA</th><th>nB</th><th>A median</th><th>B median</th><th>B/A</th><th>B&minus;A mean &plusmn; 95% CI (% of A)</th><th>t</th><th>MW p</th><th>MW</th></tr></thead><tbody>"
+		printf "<thead><tr><th>row</th><th>nA</th><th>nB</th><th>A median</th><th>B median</th><th>B/A</th><th>B&minus;A mean &plusmn; 95%% CI (%% of A)</th><th>t</th><th>MW p</th><th>MW</th>%s</tr></thead><tbody>\n",
+			n ? "<th>A/A noise floor</th>" : ""
 	}
 	{
 		ci = $7 == "" ? "&ndash;" : num($7) " &plusmn; " num($8) ($9 == "" ? "" : sprintf(" (%+.1f%%)", $9))
-		printf "<tr%s><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+		nf = !n ? "" : "<td>" (($13 in floor) ? sprintf("&plusmn;%.1f %%", floor[$13]) : "&ndash;") "</td>"
+		printf "<tr%s><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>%s</tr>\n",
 			($10 == "true" && $12 == "true") ? " class=\"sig\"" : "",
 			$1, $2, $3, num($4), num($5), $6 == "" ? "&ndash;" : sprintf("%.3f", $6),
-			ci, yn($10), $11 == "" ? "&ndash;" : sprintf("%.3f", $11), yn($12)
+			ci, yn($10), $11 == "" ? "&ndash;" : sprintf("%.3f", $11), yn($12), nf
 	}
 	END { print "</tbody></table>" }'
 }
 
-bar_chart() { # COMPARE.json METRIC FILE
-	local cmp=$1 m=$2 name=$3 d=$plots/$3 la lb nrows width
+# One kernel's rows: the runs' median, mean, range and spread.
+direct_table() { # COMPARE.json METRIC
+	jq -r --arg m "$2" '.rows[] | select(.metric == $m) |
+		[(.row // "-" | @html), .a.n, .a.median, .a.mean, .a.min, .a.max, .a.stddev] | @tsv' "$1" |
+	awk -F'\t' '
+	function num(x) { return x == "" ? "&ndash;" : (x >= 1000 || x <= -1000) ? sprintf("%.0f", x) : sprintf("%#.4g", x) }
+	BEGIN {
+		print "<table>"
+		print "<thead><tr><th>row</th><th>n</th><th>median</th><th>mean</th><th>min</th><th>max</th><th>stddev (% of mean)</th></tr></thead><tbody>"
+	}
+	{
+		sd = $7 == "" ? "&ndash;" : num($7) ($4 != "" && $4 != 0 ? sprintf(" (%.1f%%)", 100 * $7 / ($4 < 0 ? -$4 : $4)) : "")
+		printf "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+			$1, $2, num($3), num($4), num($5), num($6), sd
+	}
+	END { print "</tbody></table>" }'
+}
+
+# Bars: each side's median per row (SIDES "ab"), or one kernel's ("a");
+# every run's value a point spread across its bar.
+bar_chart() { # COMPARE.json METRIC FILE [SIDES [LABEL]]
+	local cmp=$1 m=$2 name=$3 sides=${4:-ab} d=$plots/$3 la lb nrows width plot
 	jq -r --arg m "$m" '[.rows[] | select(.metric == $m)] | to_entries[] |
 		[.key, (.value.row // "-"), (.value.a.median // "NaN"), (.value.b.median // "NaN")] | @tsv' \
 		"$cmp" >"$d.bars"
-	# Every run's value, spread across its bar.
-	jq -r --arg m "$m" '[.rows[] | select(.metric == $m)] | to_entries[] | .key as $i |
+	jq -r --arg m "$m" --arg s "$sides" '[.rows[] | select(.metric == $m)] | to_entries[] | .key as $i |
+		(if $s == "a" then 0 else -0.2 end) as $oa |
 		(.value.a.values // [] | length as $n | to_entries[] | select(.value != null) |
-		 [$i - 0.2 + ((.key + 0.5) / $n - 0.5) * 0.26, .value, "A"]),
-		(.value.b.values // [] | length as $n | to_entries[] | select(.value != null) |
-		 [$i + 0.2 + ((.key + 0.5) / $n - 0.5) * 0.26, .value, "B"]) | @tsv' \
+		 [$i + $oa + ((.key + 0.5) / $n - 0.5) * 0.26, .value, "A"]),
+		(if $s == "a" then empty else
+		 .value.b.values // [] | length as $n | to_entries[] | select(.value != null) |
+		 [$i + 0.2 + ((.key + 0.5) / $n - 0.5) * 0.26, .value, "B"] end) | @tsv' \
 		"$cmp" >"$d.pts"
 	awk -F'\t' '$3 == "A"' "$d.pts" >"$d.ptsA"
 	awk -F'\t' '$3 == "B"' "$d.pts" >"$d.ptsB"
-	la=$(jq -r '.a.label // "A"' "$cmp") lb=$(jq -r '.b.label // "B"' "$cmp")
 	nrows=$(wc -l <"$d.bars")
 	width=$((nrows * 110 + 260))
 	((width >= 520)) || width=520
 	((width <= 1100)) || width=1100
+	if [[ $sides == a ]]; then
+		la=${5:-median}
+		plot="$(gpq "$d.bars") using 1:3:xtic(2) with boxes lc rgb '#4c72b0' title $(gpq "median: $la"), \\
+     $(gpq "$d.ptsA") using 1:2 with points pt 7 ps 0.7 lc rgb '#1b2f55' title 'runs'"
+	else
+		la=$(jq -r '.a.label // "A"' "$cmp") lb=$(jq -r '.b.label // "B"' "$cmp")
+		plot="$(gpq "$d.bars") using (\$1-0.2):3:xtic(2) with boxes lc rgb '#4c72b0' title $(gpq "A: $la"), \\
+     $(gpq "$d.bars") using (\$1+0.2):4 with boxes lc rgb '#dd8452' title $(gpq "B: $lb"), \\
+     $(gpq "$d.ptsA") using 1:2 with points pt 7 ps 0.7 lc rgb '#1b2f55' title 'A runs', \\
+     $(gpq "$d.ptsB") using 1:2 with points pt 5 ps 0.7 lc rgb '#7a3a10' title 'B runs'"
+	fi
 	gnuplot_svg "$name" "set datafile separator '\t'
 set title $(gpq "$m")
 set style fill solid 0.45 border -1
-set boxwidth 0.38
+set boxwidth $([[ $sides == a ]] && echo 0.5 || echo 0.38)
 set xrange [-0.6:$nrows-0.4]
 set yrange [0:*]
 set grid ytics lc rgb '#dddddd'
 set key outside bottom center horizontal
 set xtics nomirror $([[ $nrows -gt 4 ]] && echo 'rotate by -25')
 set offsets 0, 0, graph 0.05, 0
-plot $(gpq "$d.bars") using (\$1-0.2):3:xtic(2) with boxes lc rgb '#4c72b0' title $(gpq "A: $la"), \\
-     $(gpq "$d.bars") using (\$1+0.2):4 with boxes lc rgb '#dd8452' title $(gpq "B: $lb"), \\
-     $(gpq "$d.ptsA") using 1:2 with points pt 7 ps 0.7 lc rgb '#1b2f55' title 'A runs', \\
-     $(gpq "$d.ptsB") using 1:2 with points pt 5 ps 0.7 lc rgb '#7a3a10' title 'B runs'" \
-		"$width,340"
+plot $plot" "$width,340"
 	rm -f "$d".{bars,pts,ptsA,ptsB}
 }
 
 # ---- the latency percentiles per pass --------------------------------------
 
-# SIDE files -> "index name runs p50 lo hi p99 lo hi p999 lo hi", in us:
+# FILES -> "index name runs p50 lo hi p99 lo hi p999 lo hi", in us:
 # per phase, the median over the runs (every results.runs[] entry) of the
 # slowest vCPU's percentile, and the range over the runs.
 latency_data() {
@@ -196,59 +359,75 @@ latency_data() {
 	   | [med, min, max]] | add) | @tsv' "$@"
 }
 
-latency_chart() { # EXPDIR FILE -> 0 when drawn
-	local e=$1 name=$2 d=$plots/$2 s files n=() la lb xt
-	la=$(jq -r '.a.label // "A"' "$e/compare.json") lb=$(jq -r '.b.label // "B"' "$e/compare.json")
-	for s in A B; do
-		files=("$e"/runs/"$s"-*.json)
-		[[ -f ${files[0]} ]] || return 1
+# One side (a direct run) or two (A and B), each "NAME LABEL GLOB": the
+# side's name in the key (none with one side), its label, its run files.
+latency_chart() { # FILE NAME LABEL GLOB [NAME LABEL GLOB] -> 0 when drawn
+	local name=$1 d=$plots/$1 s=0 k files names=() labels=() plot=() off pt dt t
+	shift
+	while (($# >= 3)); do
+		mapfile -t files < <(compgen -G "$3")
+		((${#files[@]})) || { rm -f "$d".[0-9]; return 1; }
 		latency_data "${files[@]}" >"$d.$s"
-		[[ -s $d.$s ]] || { rm -f "$d".A "$d".B; return 1; }
+		[[ -s $d.$s ]] || { rm -f "$d".[0-9]; return 1; }
+		names+=("$1") labels+=("$2") s=$((s + 1))
+		shift 3
 	done
-	xt=$(awk -F'\t' '{ printf "%s\"%s\" %d", (NR > 1 ? ", " : ""), $2, $1 }' "$d.A")
+	for ((k = 0; k < s; k++)); do
+		off=0 pt=7 dt=1 t=''
+		((s == 1)) || { off=$([[ $k == 0 ]] && echo -0.06 || echo 0.06); t=" ${names[k]}"; }
+		((k == 0)) || pt=6 dt=2
+		plot+=("$(gpq "$d.$k") using (\$1+$off):4:5:6 with yerrorlines lc rgb '#2a7ab0' pt $pt dt $dt title 'p50$t'"
+		       "$(gpq "$d.$k") using (\$1+$off):7:8:9 with yerrorlines lc rgb '#d9822b' pt $pt dt $dt title 'p99$t'"
+		       "$(gpq "$d.$k") using (\$1+$off):10:11:12 with yerrorlines lc rgb '#b03a2e' pt $pt dt $dt title 'p99.9$t'")
+	done
 	gnuplot_svg "$name" "set datafile separator '\t'
 set title 'latency per pass: median over the runs of the slowest vCPU (bars: min to max of the runs)'
 set logscale y
 set ylabel 'us (log)'
 set grid ytics lc rgb '#dddddd'
 set key outside right top
-set xtics ($xt)
-set xrange [-0.5:$(wc -l <"$d.A")-0.5]
-plot $(gpq "$d.A") using (\$1-0.06):4:5:6 with yerrorlines lc rgb '#2a7ab0' pt 7 dt 1 title 'p50 A', \\
-     $(gpq "$d.B") using (\$1+0.06):4:5:6 with yerrorlines lc rgb '#2a7ab0' pt 6 dt 2 title 'p50 B', \\
-     $(gpq "$d.A") using (\$1-0.06):7:8:9 with yerrorlines lc rgb '#d9822b' pt 7 dt 1 title 'p99 A', \\
-     $(gpq "$d.B") using (\$1+0.06):7:8:9 with yerrorlines lc rgb '#d9822b' pt 6 dt 2 title 'p99 B', \\
-     $(gpq "$d.A") using (\$1-0.06):10:11:12 with yerrorlines lc rgb '#b03a2e' pt 7 dt 1 title 'p99.9 A', \\
-     $(gpq "$d.B") using (\$1+0.06):10:11:12 with yerrorlines lc rgb '#b03a2e' pt 6 dt 2 title 'p99.9 B'" \
-		"760,360"
-	printf '<p class="caption">A = %s, B = %s; %s runs a side.</p>\n' "$(esc "$la")" "$(esc "$lb")" \
-		"$(awk -F'\t' 'NR == 1 { print $3 }' "$d.A") and $(awk -F'\t' 'NR == 1 { print $3 }' "$d.B")"
-	rm -f "$d".A "$d".B
+set xtics ($(awk -F'\t' '{ printf "%s\"%s\" %d", (NR > 1 ? ", " : ""), $2, $1 }' "$d.0"))
+set xrange [-0.5:$(wc -l <"$d.0")-0.5]
+plot $(IFS=,; echo "${plot[*]}")" "760,360"
+	if ((s == 1)); then
+		printf '<p class="caption">%s; %s runs.</p>\n' "$(esc "${labels[0]}")" \
+			"$(awk -F'\t' 'NR == 1 { print $3 }' "$d.0")"
+	else
+		printf '<p class="caption">A = %s, B = %s; %s runs a side.</p>\n' "$(esc "${labels[0]}")" "$(esc "${labels[1]}")" \
+			"$(awk -F'\t' 'NR == 1 { print $3 }' "$d.0") and $(awk -F'\t' 'NR == 1 { print $3 }' "$d.1")"
+	fi
+	rm -f "$d".[0-9]
 }
 
 # ---- the trend of the headline metric -----------------------------------
 
-trend_chart() { # EXP METRIC FILE -> 0 when drawn (two nights or more)
-	local x=$1 m=$2 name=$3 d=$plots/$3 i=0 n nl have=0 rows r plot=() c=0 xt='' logy=''
+# POINTS: one line per point on the x axis, "TIC<TAB>COMPARE.json" (a
+# file that does not exist leaves the point empty).  SIDES "ab": the A
+# and B medians per row; "a": one kernel's.
+trend_chart() { # FILE METRIC SIDES POINTS TITLE -> 0 when drawn (two points with data or more)
+	local name=$1 m=$2 sides=$3 d=$plots/$1 i=0 have=0 rows r plot=() c=0 xt='' logy='' tic f
 	local colors=('#4c72b0' '#dd8452' '#55a868' '#c44e52' '#8172b3' '#937860' '#da8bc3' '#8c8c8c')
 	: >"$d.tsv"
-	for n in "${nights[@]}"; do
-		nl=$(cd "$n" && pwd)
-		xt+="${xt:+, }\"${nl##*/}\" $i"
-		if [[ -f $n/$x/compare.json ]]; then
+	while IFS=$'\t' read -r tic f; do
+		xt+="${xt:+, }\"${tic//\"/}\" $i"
+		if [[ -f $f ]]; then
 			have=$((have + 1))
-			jq -r --arg m "$m" --argjson i "$i" '.rows[] | select(.metric == $m) |
-				[$i, (.row // "-"), (.a.median // "NaN"), (.b.median // "NaN")] | @tsv' \
-				"$n/$x/compare.json" >>"$d.tsv"
+			jq -r --arg m "$m" --argjson i "$i" --arg s "$sides" '.rows[] | select(.metric == $m) |
+				[$i, (.row // "-"), (.a.median // "NaN"), (if $s == "a" then "NaN" else .b.median // "NaN" end)] | @tsv' \
+				"$f" >>"$d.tsv"
 		fi
 		i=$((i + 1))
-	done
+	done <"$4"
 	((have >= 2)) || { rm -f "$d.tsv"; return 1; }
 	mapfile -t rows < <(cut -f2 "$d.tsv" | awk '!seen[$0]++')
 	for r in "${rows[@]}"; do
 		awk -F'\t' -v r="$r" '$2 == r' "$d.tsv" >"$d.$c"
-		plot+=("$(gpq "$d.$c") using 1:3 with linespoints lc rgb '${colors[c % 8]}' pt 7 dt 1 title $(gpq "$r A")"
-		       "$(gpq "$d.$c") using 1:4 with linespoints lc rgb '${colors[c % 8]}' pt 6 dt 2 title $(gpq "$r B")")
+		if [[ $sides == a ]]; then
+			plot+=("$(gpq "$d.$c") using 1:3 with linespoints lc rgb '${colors[c % 8]}' pt 7 dt 1 title $(gpq "$r")")
+		else
+			plot+=("$(gpq "$d.$c") using 1:3 with linespoints lc rgb '${colors[c % 8]}' pt 7 dt 1 title $(gpq "$r A")"
+			       "$(gpq "$d.$c") using 1:4 with linespoints lc rgb '${colors[c % 8]}' pt 6 dt 2 title $(gpq "$r B")")
+		fi
 		c=$((c + 1))
 	done
 	# A log axis when every median is positive and they span 20x or more.
@@ -257,7 +436,7 @@ trend_chart() { # EXP METRIC FILE -> 0 when drawn (two nights or more)
 		  if ($k < lo) lo = $k; if ($k > hi) hi = $k } }
 		END { exit !(hi > 0 && hi / lo >= 20) }' "$d.tsv" && logy='set logscale y'
 	gnuplot_svg "$name" "set datafile separator '\t'
-set title $(gpq "$m over the nights: median of A (solid) and B (dashed) per row")
+set title $(gpq "$5")
 $logy
 set grid ytics lc rgb '#dddddd'
 set key outside right top
@@ -270,8 +449,8 @@ plot $(IFS=,; echo "${plot[*]}")" "860,380"
 
 # ---- the environment -----------------------------------------------------
 
-env_rows() { # EXP EXPDIR
-	local x=$1 e=$2 s f label
+env_rows() { # EXP EXPDIR [SIDE-PREFIX]
+	local x=$1 e=$2 p=${3:-} s f label
 	for s in a b; do
 		label=$(jq -r --arg s "$s" '.[$s].label // ($s | ascii_upcase)' "$e/compare.json")
 		f=''
@@ -280,12 +459,12 @@ env_rows() { # EXP EXPDIR
 		done
 		[[ $s == b || $f != */mmubench-1.json ]] || f=''
 		if [[ $f ]]; then
-			jq -r --arg x "$x" --arg s "${s^^}: $label" '.env |
+			jq -r --arg x "$x" --arg s "$p${s^^}: $label" '.env |
 				[$x, $s, .arch, .kernel, .mmu, .cpu_model, .mmubench_version] |
 				map(. // "-" | tostring | @html) |
 				"<tr><td>" + join("</td><td>") + "</td></tr>"' "$f"
 		else
-			jq -r --arg x "$x" --arg s "${s^^}: $label" --arg k "$s" '
+			jq -r --arg x "$x" --arg s "$p${s^^}: $label" --arg k "$s" '
 				[$x, $s, "-", .[$k].kernel, .[$k].mmu, "-", "- (no run JSON)"] |
 				map(. // "-" | tostring | @html) |
 				"<tr><td>" + join("</td><td>") + "</td></tr>"' "$e/compare.json"
@@ -293,10 +472,123 @@ env_rows() { # EXP EXPDIR
 	done
 }
 
+direct_env_row() { # EXP LABEL FILE
+	jq -r --arg x "$1" --arg s "$2 (direct)" '.env |
+		[$x, $s, .arch, .kernel, .mmu, .cpu_model, .mmubench_version] |
+		map(. // "-" | tostring | @html) |
+		"<tr><td>" + join("</td><td>") + "</td></tr>"' "$3"
+}
+
+headline_of() { # EXP COMPARE.json: the metric whose trend is drawn
+	local m=${headline[$1]:-}
+	if [[ -z $m ]] || ! metrics_of "$2" | grep -qxF -- "$m"; then
+		m=$(metrics_of "$2" | head -n 1)
+	fi
+	printf '%s\n' "$m"
+}
+
+# ---- the sections ---------------------------------------------------------
+
+# An A/B comparison (ci/ab.sh's folder, or a direct night's peer): its
+# tables with the noise floor, bars, latency, trend, compare's output.
+# POINTS as trend_chart's.
+ab_section() { # EXP EXPDIR ID TITLE POINTS
+	local x=$1 e=$2 id=$3 mi=0 m nf
+	printf '<h2 id="%s">%s</h2>\n' "$(esc "$id")" "$(esc "$4")"
+	[[ -z ${about[$x]:-} ]] || printf '<p>%s</p>\n' "${about[$x]}"
+	jq -r '"<p>A = \(.a.label | @html) (\(.a.runs) runs), B = \(.b.label | @html) (\(.b.runs) runs), scenario \(.scenario | @html).</p>"' "$e/compare.json"
+	[[ ! -f $e/command.txt ]] || printf '<p class="caption">command: <code>%s</code></p>\n' "$(esc "$(cat "$e/command.txt")")"
+	jq -r '.notes[]? | "<p class=\"caption\">note: \(@html)</p>"' "$e/compare.json"
+	noise_note "$x"
+	while IFS= read -r m; do
+		mi=$((mi + 1))
+		printf '<h3>%s</h3>\n' "$(esc "$m")"
+		nf=$(noise_of "$m" "$x")
+		metric_table "$e/compare.json" "$m" "$nf"
+		bar_chart "$e/compare.json" "$m" "$id-bars-$mi.svg"
+		img "$id-bars-$mi.svg" "$x $m: A and B medians, every run"
+	done < <(metrics_of "$e/compare.json")
+	echo "<h3>Latency per pass</h3>"
+	if latency_chart "$id-latency.svg" \
+		A "$(jq -r '.a.label // "A"' "$e/compare.json")" "$e/runs/A-*.json" \
+		B "$(jq -r '.b.label // "B"' "$e/compare.json")" "$e/runs/B-*.json" >"$work/caption"; then
+		img "$id-latency.svg" "$x: latency p50, p99, p99.9 per pass"
+		cat "$work/caption"
+	else
+		echo '<p class="missing">No per-pass latency percentiles in this experiment&#39;s runs/A-*.json and runs/B-*.json.</p>'
+	fi
+	m=$(headline_of "$x" "$e/compare.json")
+	printf '<h3>Trend: %s</h3>\n' "$(esc "$m")"
+	if trend_chart "$id-trend.svg" "$m" ab "$5" "$m over the nights: median of A (solid) and B (dashed) per row"; then
+		img "$id-trend.svg" "$x $m over the nights"
+	else
+		printf '<p class="missing">No trend: %s is in only one of the %d night(s) given.</p>\n' "$x" "${#nights[@]}"
+	fi
+	printf '<details><summary>mmubench compare&#39;s output</summary>\n<pre>%s</pre>\n</details>\n' \
+		"$(esc "$(cat "$e/compare.txt" 2>/dev/null || echo "(no compare.txt)")")"
+}
+
+# One kernel's runs of an experiment (ci/nightly --direct LABEL): per
+# metric the runs' table and bars, latency, and the headline metric over
+# every night and label given.
+direct_section() { # EXP LABEL FILE ID
+	local x=$1 label=$2 f=$3 id=$4 c=${dcmp[$3]} mi=0 m n l pts=$work/points
+	printf '<h2 id="%s">%s on %s</h2>\n' "$(esc "$id")" "$(esc "$x")" "$(esc "$label")"
+	[[ -z ${about_direct[$x]:-} ]] || printf '<p>%s</p>\n' "${about_direct[$x]}"
+	jq -r --arg l "$label" --arg f "$label/$x.json" \
+		'"<p>\($l | @html): kernel \(.env.kernel // "-" | @html), MMU \(.env.mmu // "-" | @html), scenario \(.scenario | @html), --repeat \(.config.repeat // 1) (<code>\($f | @html)</code>); every run one sample, as in an A/B night, but of one kernel: compare two labels with <code>mmubench compare --runs</code>.</p>"' "$f"
+	jq -r '"<details><summary>its config</summary><pre>\(.config | tojson | @html)</pre></details>"' "$f"
+	jq -r '.notes[]? | select(test("Mann-Whitney|t-test") | not) | "<p class=\"caption\">note: \(@html)</p>"' "$c"
+	while IFS= read -r m; do
+		mi=$((mi + 1))
+		printf '<h3>%s</h3>\n' "$(esc "$m")"
+		direct_table "$c" "$m"
+		bar_chart "$c" "$m" "$id-bars-$mi.svg" a "$label"
+		img "$id-bars-$mi.svg" "$x $m on $label: median, every run"
+	done < <(metrics_of "$c")
+	echo "<h3>Latency per pass</h3>"
+	if latency_chart "$id-latency.svg" '' "$label" "$f" >"$work/caption"; then
+		img "$id-latency.svg" "$x on $label: latency p50, p99, p99.9 per pass"
+		cat "$work/caption"
+	else
+		printf '<p class="missing">No per-pass latency percentiles in %s.</p>\n' "$(esc "$label/$x.json")"
+	fi
+	m=$(headline_of "$x" "$c")
+	printf '<h3>Trend: %s</h3>\n' "$(esc "$m")"
+	: >"$pts"
+	for n in "${nights[@]}"; do
+		n=$(cd "$n" && pwd)
+		while IFS= read -r l; do
+			[[ -n ${dcmp[$n/$l/$x.json]:-} ]] || continue
+			printf '%s/%s\t%s\n' "${n##*/}" "$l" "${dcmp[$n/$l/$x.json]}" >>"$pts"
+		done < <(labels_of "$n")
+	done
+	if trend_chart "$id-trend.svg" "$m" a "$pts" "$m over the direct runs (night/label): median per row"; then
+		img "$id-trend.svg" "$x $m over the direct runs"
+	else
+		printf '<p class="missing">No trend: %s has one direct run in the %d night(s) given; two or more nights or labels make one.</p>\n' \
+			"$x" "${#nights[@]}"
+	fi
+}
+
 # ---- the page -----------------------------------------------------------------
 
+# What A, B and a label are: the first paragraph.
+intro() {
+	local l labs='' ab=0 d
+	for l in "${labels[@]}"; do labs+="<code>$(esc "$l")</code> "; done
+	for d in "$last"/*/compare.json; do [[ ! -f $d ]] || ab=$((ab + 1)); done
+	if ((ab)) || [[ -z $labs ]]; then
+		echo 'A is the original kernel, B the patched one (ci/ab.sh); a row is green when both'
+		echo 'Student&#39;s t and Mann-Whitney find a difference at 95 %.'
+		[[ -z $labs ]] || echo "Direct runs too (ci/nightly --direct): $labs"
+	else
+		echo "A direct night (ci/nightly --direct): each experiment ran on the kernel the machine booted, named by its label: $labs(one kernel, no A/B: compare two labels with <code>mmubench compare --runs</code>)."
+	fi
+}
+
 {
-	name=$(cd "$last" && pwd)
+	name=$last
 	cat <<EOF
 <!DOCTYPE html>
 <html lang="en">
@@ -312,6 +604,7 @@ th { background: #f0f0f0; }
 td:first-child, th:first-child { text-align: left; }
 tr.sig td { background: #e6f2e6; }
 .env td, .env th { text-align: left; }
+.noise td:nth-child(-n+3), .noise th:nth-child(-n+3) { text-align: left; }
 .missing { color: #a00; }
 figure { margin: 0.5em 0; }
 img { max-width: 100%; height: auto; border: 1px solid #eee; }
@@ -322,21 +615,39 @@ pre { background: #f7f7f7; padding: 0.5em; overflow-x: auto; font-size: 0.85em; 
 <body>
 <h1>mmubench nightly: $(esc "${name##*/}")</h1>
 <p>The night in <code>$(esc "$name")</code>; trends over ${#nights[@]} night(s), oldest first:
-$(for n in "${nights[@]}"; do n=$(cd "$n" && pwd); printf '<code>%s</code> ' "$(esc "${n##*/}")"; done).
+$(for n in "${nights[@]}"; do printf '<code>%s</code> ' "$(esc "${n##*/}")"; done).
 Made by <code>ci/report.sh</code> on $(date -u '+%Y-%m-%d %H:%M UTC').
-A is the original kernel, B the patched one (ci/ab.sh); a row is green when both
-Student&#39;s t and Mann-Whitney find a difference at 95 %.</p>
+$(intro)</p>
 <h2 id="summary">Experiments</h2>
 <ul>
 EOF
 	reported=0 missing=0
 	for x in "${experiments[@]}"; do
 		st=$(step_status "$last" "$x")
+		items=()
 		if [[ -f $last/$x/compare.json ]]; then
-			reported=$((reported + 1))
-			printf '<li><a href="#%s">%s</a>: %s rows, %s%s</li>\n' "$x" "$x" \
+			items+=("$(printf '<a href="#%s">%s</a>: %s rows, %s' "$x" "$x" \
 				"$(jq '.rows | length' "$last/$x/compare.json")" \
-				"$(jq -r '"\([.rows[] | select(.ttest.significant and .mann_whitney.significant)] | length) differ at 95 % by both tests"' "$last/$x/compare.json")" \
+				"$(jq -r '"\([.rows[] | select(.ttest.significant and .mann_whitney.significant)] | length) differ at 95 % by both tests"' "$last/$x/compare.json")")")
+		fi
+		for l in "${labels[@]}"; do
+			f=$last/$l/$x.json
+			if [[ $x == peer && -f $last/$l/peer/compare.json ]]; then
+				items+=("$(printf '<a href="#peer-%s">peer on %s</a>: %s rows, %s' "$(esc "$l")" "$(esc "$l")" \
+					"$(jq '.rows | length' "$last/$l/peer/compare.json")" \
+					"$(jq -r '"\([.rows[] | select(.ttest.significant and .mann_whitney.significant)] | length) differ at 95 % by both tests"' "$last/$l/peer/compare.json")")")
+			elif [[ -n ${dcmp[$f]:-} ]]; then
+				items+=("$(printf '<a href="#%s-%s">%s on %s</a>: %s rows, --repeat %s' "$x" "$(esc "$l")" "$x" "$(esc "$l")" \
+					"$(jq '.rows | length' "${dcmp[$f]}")" "$(jq '.config.repeat // 1' "$f")")")
+			elif [[ -n ${dwhy[$f]:-} ]]; then
+				items+=("$(printf '<span class="missing">%s on %s: %s</span>' "$x" "$(esc "$l")" "$(esc "$l/$x.json: ${dwhy[$f]}")")")
+			fi
+		done
+		joined=''
+		for it in "${items[@]}"; do joined+="${joined:+; }$it"; done
+		if [[ $joined == *'<a href'* ]]; then
+			reported=$((reported + 1))
+			printf '<li>%s%s</li>\n' "$joined" \
 				"$([[ $st == failed* ]] && printf '; <span class="missing">the step %s</span>' "$(esc "$st")")"
 		else
 			missing=$((missing + 1))
@@ -347,7 +658,12 @@ EOF
 			ran) why="its step ran but left no $x/compare.json (failed?)" ;;
 			*) why="not run this night (not in ci/nightly --only, or the night stopped before it)" ;;
 			esac
+			((${#labels[@]} == 0)) || case $st in
+				ok) why="its step passed but left no LABEL/$x.json" ;;
+				ran) why="its step ran but left no LABEL/$x.json (failed?)" ;;
+			esac
 			printf '<li class="missing" id="%s">%s: missing: %s' "$x" "$x" "$(esc "$why")"
+			[[ -z $joined ]] || printf '; %s' "$joined"
 			if [[ -s $last/$x.log ]]; then
 				printf '<details><summary>the end of %s.log</summary><pre>%s</pre></details>' \
 					"$x" "$(esc "$(tail -n 15 "$last/$x.log")")"
@@ -357,55 +673,41 @@ EOF
 	done
 	echo "</ul>"
 	printf '<p>%d of %d experiments reported, %d missing.</p>\n' "$reported" "${#experiments[@]}" "$missing"
-	for d in "$last"/*/; do
-		d=${d%/}
-		[[ ! -f $d/compare.json && ${d##*/} != report && -n $(compgen -G "$d/*.json") ]] || continue
-		printf '<p>%s/ holds a direct run (ci/nightly --direct): no A/B in one night; compare two nights with <code>mmubench compare --runs</code>.</p>\n' \
-			"$(esc "${d##*/}")"
-	done
+
+	noise_section
 
 	envs=''
 	for x in "${experiments[@]}"; do
 		e=$last/$x
-		[[ -f $e/compare.json ]] || continue
-		printf '<h2 id="%s">%s</h2>\n' "$x" "$x"
-		[[ -z ${about[$x]:-} ]] || printf '<p>%s</p>\n' "${about[$x]}"
-		jq -r '"<p>A = \(.a.label | @html) (\(.a.runs) runs), B = \(.b.label | @html) (\(.b.runs) runs), scenario \(.scenario | @html).</p>"' "$e/compare.json"
-		[[ ! -f $e/command.txt ]] || printf '<p class="caption">command: <code>%s</code></p>\n' "$(esc "$(cat "$e/command.txt")")"
-		jq -r '.notes[]? | "<p class=\"caption\">note: \(@html)</p>"' "$e/compare.json"
-		mi=0
-		while IFS= read -r m; do
-			mi=$((mi + 1))
-			printf '<h3>%s</h3>\n' "$(esc "$m")"
-			metric_table "$e/compare.json" "$m"
-			bar_chart "$e/compare.json" "$m" "$x-bars-$mi.svg"
-			img "$x-bars-$mi.svg" "$x $m: A and B medians, every run"
-		done < <(metrics_of "$e/compare.json")
-		echo "<h3>Latency per pass</h3>"
-		if latency_chart "$e" "$x-latency.svg" >"$plots/.caption"; then
-			img "$x-latency.svg" "$x: latency p50, p99, p99.9 per pass"
-			cat "$plots/.caption"
-		else
-			echo '<p class="missing">No per-pass latency percentiles in this experiment&#39;s runs/A-*.json and runs/B-*.json.</p>'
+		if [[ -f $e/compare.json ]]; then
+			: >"$work/points"
+			for n in "${nights[@]}"; do
+				printf '%s\t%s\n' "${n##*/}" "$n/$x/compare.json" >>"$work/points"
+			done
+			ab_section "$x" "$e" "$x" "$x" "$work/points"
+			envs+=$(env_rows "$x" "$e")$'\n'
 		fi
-		rm -f "$plots/.caption"
-		m=${headline[$x]:-}
-		if [[ -z $m ]] || ! metrics_of "$e/compare.json" | grep -qxF -- "$m"; then
-			m=$(metrics_of "$e/compare.json" | head -n 1)
-		fi
-		printf '<h3>Trend: %s</h3>\n' "$(esc "$m")"
-		if trend_chart "$x" "$m" "$x-trend.svg"; then
-			img "$x-trend.svg" "$x $m over the nights"
-		else
-			printf '<p class="missing">No trend: %s is in only one of the %d night(s) given.</p>\n' "$x" "${#nights[@]}"
-		fi
-		printf '<details><summary>mmubench compare&#39;s output</summary>\n<pre>%s</pre>\n</details>\n' \
-			"$(esc "$(cat "$e/compare.txt" 2>/dev/null || echo "(no compare.txt)")")"
-		envs+=$(env_rows "$x" "$e")$'\n'
+		for l in "${labels[@]}"; do
+			f=$last/$l/$x.json
+			if [[ $x == peer && -f $last/$l/peer/compare.json ]]; then
+				: >"$work/points"
+				for n in "${nights[@]}"; do
+					while IFS= read -r l2; do
+						[[ ! -f $n/$l2/peer/compare.json ]] ||
+							printf '%s/%s\t%s\n' "${n##*/}" "$l2" "$n/$l2/peer/compare.json" >>"$work/points"
+					done < <(labels_of "$n")
+				done
+				ab_section peer "$last/$l/peer" "peer-$l" "peer on $l" "$work/points"
+				envs+=$(env_rows peer "$last/$l/peer" "$l: ")$'\n'
+			elif [[ -n ${dcmp[$f]:-} ]]; then
+				direct_section "$x" "$l" "$f" "$x-$l"
+				envs+=$(direct_env_row "$x" "$l" "$f")$'\n'
+			fi
+		done
 	done
 
 	echo '<h2 id="environment">Environment</h2>'
-	echo '<p>What each side&#39;s first run reports (its <code>env</code>): nested runs report the L1 kernel they booted.</p>'
+	echo '<p>What each side&#39;s first run reports (its <code>env</code>), or a direct run&#39;s: nested runs report the L1 kernel they booted.</p>'
 	echo '<table class="env"><thead><tr><th>experiment</th><th>side</th><th>arch</th><th>kernel</th><th>MMU</th><th>CPU</th><th>mmubench</th></tr></thead><tbody>'
 	printf '%s' "$envs"
 	cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null)

@@ -17,8 +17,9 @@ require_tools() {
 
 # The counts the fixture's last night must give: a table and a bar chart
 # per metric of each experiment, a latency plot where the runs carry
-# percentiles, a trend plot where both nights have the experiment, and
-# the environment's table.
+# percentiles, a trend plot where both nights have the experiment, the
+# noise floor's table where the night has an A/A experiment, and the
+# environment's table.
 expected() { # -> "TABLES IMAGES"
 	local tables=1 images=0 e x m
 	for e in "$FIX"/night2/*/compare.json; do
@@ -28,6 +29,25 @@ expected() { # -> "TABLES IMAGES"
 		jq -se 'any(.[] | .results.runs[]?.phases[]?.vcpus[]?; .latency_ns.p50 != null)' \
 			"$(dirname "$e")"/runs/A-*.json >/dev/null && images=$((images + 1))
 		[[ -f $FIX/night1/$x/compare.json ]] && images=$((images + 1))
+	done
+	jq -se 'any(.[]; .a.label == .b.label)' "$FIX"/night2/*/compare.json >/dev/null &&
+		tables=$((tables + 1))
+	echo "$tables $images"
+}
+
+# The same for a direct night (ci/nightly --direct): per LABEL/NAME.json
+# a table and bars per metric ("mmubench compare" of the file with
+# itself), a latency plot where its runs carry percentiles, a trend plot
+# where the first night has the same file; and the environment.
+expected_direct() { # -> "TABLES IMAGES"
+	local tables=1 images=0 f m c=$BATS_TEST_TMPDIR/cmp.json
+	for f in "$FIX"/direct2/*/*.json; do
+		"$MMUBENCH" compare "$f" "$f" --json "$c" >/dev/null
+		m=$(jq '[.rows[].metric] | unique | length' "$c")
+		tables=$((tables + m)) images=$((images + m))
+		jq -e 'any(.results.runs[]?.phases[]?.vcpus[]?; .latency_ns.p50 != null)' "$f" >/dev/null &&
+			images=$((images + 1))
+		[[ -f $FIX/direct1/${f#"$FIX"/direct2/} ]] && images=$((images + 1))
 	done
 	echo "$tables $images"
 }
@@ -74,35 +94,145 @@ check_page() {
 }
 
 setup_file() {
-	export REPORT=$O/report
-	rm -rf "$REPORT"
+	export REPORT=$O/report DREPORT=$O/report-direct
+	rm -rf "$REPORT" "$DREPORT"
 	"$ROOT/ci/report.sh" --out "$REPORT" "$FIX/night1" "$FIX/night2" >"$O/report.log" 2>&1 ||
 		{ cat "$O/report.log" >&2; return 1; }
+	MMUBENCH=$MMUBENCH "$ROOT/ci/report.sh" --out "$DREPORT" "$FIX/direct1" "$FIX/direct2" \
+		>"$O/report-direct.log" 2>&1 || { cat "$O/report-direct.log" >&2; return 1; }
+}
+
+# renders DIR TABLES IMAGES: the page in Chromium has them all, as many
+# SVGs as images, no script and no external URL; a screenshot of the
+# whole page is kept for a look (DIR/index.png).
+renders() {
+	local dir=$1 height
+	run check_page "$dir" "$2" "$3"
+	assert_success
+	height=${output##*height=}
+	assert_equal "$(find "$dir"/plots.* -name '*.svg' | wc -l)" "$3"
+	run grep -l '<script' "$dir"/plots.*/*.svg "$dir/index.html"
+	assert_failure
+	run grep -E '(src|href)="(https?:)?//' "$dir/index.html"
+	assert_failure
+	[[ $height =~ ^[0-9]+$ ]] && ((height > 1000)) || fail "page height '$height'"
+	# Taller than 16000 pixels, Chromium's screenshot comes out blank.
+	((height < 16000)) || height=16000
+	rm -f "$dir/index.png"
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars \
+		--virtual-time-budget=10000 --window-size="1280,$((height + 20))" \
+		--screenshot="$dir/index.png" "file://$dir/index.html" >/dev/null 2>&1
+	assert_file_not_empty "$dir/index.png"
 }
 
 @test "ci/report.sh: every table and plot of the fixture's night renders in Chromium; screenshot" {
 	require_tools
-	local want height
+	local want
 	read -r -a want <<<"$(expected)"
 	((want[0] > 5 && want[1] > 5)) || fail "the fixture gives too little: ${want[*]}"
-	run check_page "$REPORT" "${want[@]}"
+	renders "$REPORT" "${want[@]}"
+}
+
+@test "ci/report.sh: a direct night: every table and plot renders in Chromium; screenshot" {
+	require_tools
+	local want
+	read -r -a want <<<"$(expected_direct)"
+	((want[0] > 3 && want[1] > 3)) || fail "the fixture gives too little: ${want[*]}"
+	renders "$DREPORT" "${want[@]}"
+}
+
+# A number as the page prints it (report.sh's num()).
+num() { awk -v x="$1" 'BEGIN { print (x >= 1000 || x <= -1000) ? sprintf("%.0f", x) : sprintf("%#.4g", x) }'; }
+
+@test "ci/report.sh: a direct night's tables are its runs' figures; what failed or was skipped is named" {
+	local html=$DREPORT/index.html label f c=$BATS_TEST_TMPDIR/c.json row
+	label=$(basename "$(dirname "$(find "$FIX/direct2" -name seed001.json)")")
+	f=$FIX/direct2/$label/seed001.json
+	assert_file_contains "$html" "A direct night (ci/nightly --direct): each experiment ran on the kernel the machine booted, named by its label: <code>$label</code>"
+	run grep -c 'A is the original kernel' "$html"
+	assert_output 0
+	# seed001's first row: compare's median, mean, min and max of the runs.
+	"$MMUBENCH" compare "$f" "$f" --json "$c" >/dev/null
+	row=$(jq -r '.rows[0] | [.row, .a.n, .a.median, .a.mean, .a.min, .a.max] | @tsv' "$c")
+	IFS=$'\t' read -r -a row <<<"$row"
+	assert_file_contains "$html" "<h2 id=\"seed001-$label\">seed001 on $label</h2>"
+	assert_file_contains "$html" "<tr><td>${row[0]}</td><td>${row[1]}</td><td>$(num "${row[2]}")</td><td>$(num "${row[3]}")</td><td>$(num "${row[4]}")</td><td>$(num "${row[5]}")</td>"
+	assert_file_contains "$html" "<a href=\"#seed001-$label\">seed001 on $label</a>: $(jq '.rows | length' "$c") rows, --repeat 2"
+	# What the night's time.txt says of the others.
+	assert_file_contains "$html" '<li class="missing" id="seed000">seed000: missing: skipped: an arm64 experiment on an x86_64 host'
+	assert_file_contains "$html" '<li class="missing" id="seed002">seed002: missing: failed (exit 2, '
+	assert_file_contains "$html" '<li class="missing" id="peer">peer: missing: failed (exit 1, '
+	assert_file_contains "$html" '<summary>the end of seed002.log</summary>'
+	assert_file_contains "$html" "$(jq -r --arg l "$label (direct)" '.env | "<tr><td>seed001</td><td>\($l)</td><td>\(.arch)</td><td>\(.kernel)</td><td>\(.mmu)</td>"' "$f")"
+	assert_file_contains "$html" 'No A/A experiment in this night'
+	assert_file_contains "$html" "seed001-$label-trend.svg"
+	# One night: no trend; a file compare cannot read is named, not fatal;
+	# a peer's comparison (here an A/B folder in its place) is an A/B section.
+	local night=$BATS_TEST_TMPDIR/direct
+	cp -r "$FIX/direct2" "$night"
+	echo '{"scenario": "dirty-log"' >"$night/$label/seed003.json"
+	cp -r "$FIX/night2/seed001" "$night/$label/peer"
+	run env MMUBENCH="$MMUBENCH" "$ROOT/ci/report.sh" "$night"
 	assert_success
-	height=${output##*height=}
-	# As many SVGs as images, each an SVG gnuplot wrote, no script.
-	assert_equal "$(find "$REPORT"/plots.* -name '*.svg' | wc -l)" "${want[1]}"
-	run grep -l '<script' "$REPORT"/plots.*/*.svg "$REPORT/index.html"
-	assert_failure
-	run grep -E '(src|href)="(https?:)?//' "$REPORT/index.html"
-	assert_failure
-	# The whole page, kept for a look: build/report/index.png.
-	[[ $height =~ ^[0-9]+$ ]] && ((height > 1000)) || fail "page height '$height'"
-	# Taller than 16000 pixels, Chromium's screenshot comes out blank.
-	((height < 16000)) || height=16000
-	rm -f "$REPORT/index.png"
-	timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars \
-		--virtual-time-budget=10000 --window-size="1280,$((height + 20))" \
-		--screenshot="$REPORT/index.png" "file://$REPORT/index.html" >/dev/null 2>&1
-	assert_file_not_empty "$REPORT/index.png"
+	assert_output --regexp "^ci/report.sh: $night/report/index.html: 2 of 6 experiments, 4 missing, [0-9]+ plots\$"
+	assert_file_contains "$night/report/index.html" 'No trend: seed001 has one direct run in the 1 night(s) given; two or more nights or labels make one.'
+	assert_file_contains "$night/report/index.html" "<span class=\"missing\">seed003 on $label: $label/seed003.json: mmubench compare cannot read it: "
+	assert_file_contains "$night/report/index.html" "<h2 id=\"peer-$label\">peer on $label</h2>"
+	assert_file_contains "$night/report/index.html" "<li><a href=\"#peer-$label\">peer on $label</a>: $(jq '.rows | length' "$FIX/night2/seed001/compare.json") rows, "
+	# Without mmubench: one line, exit 1.
+	run env MMUBENCH="$BATS_TEST_TMPDIR/none" "$ROOT/ci/report.sh" "$night"
+	assert_failure 1
+	assert_output "ci/report.sh: error: $BATS_TEST_TMPDIR/none not found (make; or set MMUBENCH): a direct night's metrics come from mmubench compare"
+}
+
+# The noise floor's row of an A/A row as the page prints it: B/A - 1 of
+# the medians and the t interval's half-width, in % of A; the larger.
+noise_rows() { # COMPARE.json
+	jq -r '.rows[] | [.row, .a.n, .b.n, .a.median, .b.median,
+		(.b.median / .a.median - 1) * 100,
+		(.ttest.ci_high - .ttest.diff) / (.a.mean | fabs) * 100] | @tsv' "$1" |
+	while IFS=$'\t' read -r r na nb ma mb d ci; do
+		awk -v r="$r" -v na="$na" -v nb="$nb" -v ma="$(num "$ma")" -v mb="$(num "$mb")" -v d="$d" -v ci="$ci" 'BEGIN {
+			f = (d < 0 ? -d : d) > ci ? (d < 0 ? -d : d) : ci
+			printf "<td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%+.1f %%</td><td>&plusmn;%.1f %%</td><td>&plusmn;%.1f %%</td></tr>\n",
+				r, na, nb, ma, mb, d, ci, f }'
+	done
+}
+
+@test "ci/report.sh: the A/A noise floor: seed003's rows, and beside each A/B table" {
+	local html=$REPORT/index.html aa=$FIX/night2/seed003/compare.json line n=0 lo hi
+	jq -e '.a.label == .b.label and ([.rows[] | select(.ttest.valid)] | length) == (.rows | length)' "$aa" >/dev/null ||
+		fail "the fixture's seed003 is no A/A run with a t interval per row"
+	assert_file_contains "$html" '<h2 id="noise">Noise floor (A/A)</h2>'
+	while IFS= read -r line; do
+		n=$((n + 1))
+		assert_file_contains "$html" "<tr><td><a href=\"#seed003\">seed003</a></td><td>enable_ms (--table)</td>$line"
+	done < <(noise_rows "$aa")
+	((n == $(jq '.rows | length' "$aa"))) || fail "$n noise rows"
+	# Beside the A/B tables: the range of the floors, and the A/A run's own.
+	read -r lo hi < <(noise_rows "$aa" | sed -e 's/.*&plusmn;\([0-9.]*\) %<\/td><\/tr>$/\1/' | sort -g | sed -n '1p;$p' | paste -sd' ')
+	run grep -c "Noise floor: <a href=\"#noise\">the night&#39;s A/A rows</a> (seed003: enable_ms (--table)) have floors of &plusmn;$lo to &plusmn;$hi %;" "$html"
+	assert_output 2
+	assert_file_contains "$html" 'Noise floor: this is an A/A run; its rows are <a href="#noise">'
+	# An A/B experiment of the same metric gets the floor as a column.
+	local night=$BATS_TEST_TMPDIR/night
+	cp -r "$FIX/night2" "$night"
+	cp -r "$night/seed003" "$night/seed003-ab"
+	jq -c '.b.label = "patched"' "$aa" >"$night/seed003-ab/compare.json"
+	run "$ROOT/ci/report.sh" "$night"
+	assert_success
+	run grep -c '<th>MW</th><th>A/A noise floor</th></tr>' "$night/report/index.html"
+	assert_output 1
+	while IFS= read -r line; do
+		run grep -cE "^<tr( class=\"sig\")?>${line%%</td>*}</td><td>.*<td>&plusmn;${line##*&plusmn;}\$" "$night/report/index.html"
+		assert_output 1
+	done < <(noise_rows "$aa")
+	# No A/A experiment: said so, beside the tables too.
+	rm -r "$night/seed003" "$night/seed003-ab"
+	run "$ROOT/ci/report.sh" "$night"
+	assert_success
+	assert_file_contains "$night/report/index.html" 'No A/A experiment in this night'
+	assert_file_contains "$night/report/index.html" '<p class="caption">Noise floor: no A/A experiment in this night.</p>'
 }
 
 @test "ci/report.sh: the seeds' tables are compare's figures; the missing experiments are named" {

