@@ -261,6 +261,15 @@ $(PROGRESS_TEST): test/unit/progress.c host/util/progress.c host/util/util.c \
 	$(Q)$(UNIT_CC) -o $@ test/unit/progress.c host/util/progress.c \
 		host/util/util.c -lpthread
 
+PARAMS_TEST := $(O)/san/params-test
+unit: $(PARAMS_TEST)
+$(PARAMS_TEST): test/unit/params.c host/kernel/params.c host/util/cleanup.c \
+		host/util/util.c host/kernel/params.h
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	$(Q)$(UNIT_CC) -o $@ test/unit/params.c host/kernel/params.c \
+		host/util/cleanup.c host/util/util.c -lpthread
+
 STATS_TEST := $(O)/san/stats-test
 unit: $(STATS_TEST)
 $(STATS_TEST): test/unit/stats.c host/results/statistics.c \

@@ -1,10 +1,23 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
-# The shared code (parsers, histogram, layout, page tables) on its own.
+# The shared code (parsers, histogram, layout, page tables) on its own,
+# and the host's kvm parameter handling against stand-in files.
 load helpers
 
 @test "unit tests of the code shared by guest and host pass" {
 	run "$O/san/unit-tests"
 	assert_success
 	assert_output --partial "ok: 0 failures"
+}
+
+@test "a kvm parameter set for a run comes back; one that cannot be written is left alone" {
+	# Stand-in parameters in a temporary directory, one of them a proc
+	# file that even root cannot write (kvm_pvm's read-only parameters).
+	run "$O/san/params-test"
+	assert_success
+	assert_line "ok: ratio restored to its first value, 60"
+	assert_line --partial "ok: kvm.locked cannot be set to 1:"
+	assert_line "params-test: 0 failures"
+	# Nothing was changed, so nothing is "restored" at exit.
+	refute_output --partial "could not restore"
 }

@@ -7,12 +7,15 @@
 #include "util/util.h"
 #include "kernel/params.h"
 
-#define KPARAM_DIR	"/sys/module/kvm/parameters/"
 #define KPARAM_MAX	8
+
+/* Where the parameters are; test/unit/params.c points it elsewhere. */
+static const char *kparam_dir = "/sys/module/kvm/parameters/";
 
 /* Parameters already set once: their first value is the one restored. */
 struct kparam_saved {
 	char name[48];
+	int undo;		/* its cleanup handle */
 };
 
 static struct kparam_saved saved[KPARAM_MAX];
@@ -20,7 +23,7 @@ static unsigned int nr_saved;
 
 static void param_path(char *path, size_t len, const char *name)
 {
-	snprintf(path, len, KPARAM_DIR "%s", name);
+	snprintf(path, len, "%s%s", kparam_dir, name);
 }
 
 int kparam_read(const char *name, char *buf, size_t len)
@@ -65,8 +68,14 @@ static bool is_saved(const char *name)
 	return false;
 }
 
+void kparam_use_dir(const char *dir)
+{
+	kparam_dir = dir;
+}
+
 int kparam_set(const char *name, const char *val, char *why, size_t len)
 {
+	bool fresh = !is_saved(name);
 	char old[64];
 
 	if (kparam_read(name, old, sizeof(old))) {
@@ -75,7 +84,7 @@ int kparam_set(const char *name, const char *val, char *why, size_t len)
 		return -1;
 	}
 	/* The first value seen is the one to put back, on every way out. */
-	if (!is_saved(name)) {
+	if (fresh) {
 		char path[128];
 
 		if (nr_saved == KPARAM_MAX)
@@ -83,13 +92,22 @@ int kparam_set(const char *name, const char *val, char *why, size_t len)
 		snprintf(saved[nr_saved].name, sizeof(saved[0].name), "%s",
 			 name);
 		param_path(path, sizeof(path), name);
-		cleanup_push(CLEANUP_WRITE, path, old);
+		saved[nr_saved].undo = cleanup_push(CLEANUP_WRITE, path, old);
 		nr_saved++;
 	}
 	if (param_write(name, val)) {
+		int err = errno;
+
+		/*
+		 * A first write that failed changed nothing: putting the old
+		 * value back would fail the same way, and say so at exit
+		 * about a setting this run never touched.
+		 */
+		if (fresh)
+			cleanup_forget(saved[--nr_saved].undo);
 		snprintf(why, len, "kvm.%s cannot be set to %s: %s (needs "
 			 "root and a writable parameter; else boot with "
-			 "kvm.%s=%s)", name, val, strerror(errno), name, val);
+			 "kvm.%s=%s)", name, val, strerror(err), name, val);
 		return -1;
 	}
 	return 0;

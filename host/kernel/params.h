@@ -20,4 +20,7 @@ int kparam_read(const char *name, char *buf, size_t len);
  */
 int kparam_set(const char *name, const char *val, char *why, size_t len);
 
+/* Parameters under @dir instead (test/unit/params.c). */
+void kparam_use_dir(const char *dir);
+
 #endif
