@@ -186,7 +186,7 @@ start_step() { # N
 		# Every kernel boots this same initramfs: repack the running
 		# one, with where to come back to.
 		cat /proc/cmdline >"$job/back/cmdline"
-		rd=/tmp/kexec-ab-initrd.cpio.gz
+		rd=/tmp/kexec-ab-initrd.cpio
 		kx_repack >"$rd"
 	fi
 	say "step $n/$((2 * repeat)): $side $(index_of "$n")/$repeat ($(kernel_of "$n")): kexec $kernel"

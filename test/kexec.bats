@@ -121,7 +121,7 @@ bad() { # EXPECTED ARGS...
 	# Both steps' kernels, as they report themselves (uname -r through
 	# mmubench's env.kernel, and the step's identity), not as planned.
 	assert_json "$out/runs/A-1.json" '.scenario == "zap" and (.env.kernel | endswith("-mmub-original"))'
-	assert_json "$out/runs/B-1.json" --arg s "$SERIES" '.scenario == "zap" and (.env.kernel | endswith("-mmub-" + $s))'
+	assert_json "$out/runs/B-1.json" '.scenario == "zap" and (.env.kernel | endswith("-mmub-" + $s))' --arg s "$SERIES"
 	assert_file_contains "$out/runs/A-1.identity" '^release 6\.1\.[0-9]*-mmub-original$'
 	assert_file_contains "$out/runs/B-1.identity" "^release 6\.1\.[0-9]*-mmub-$SERIES\$"
 	assert_file_contains "$out/runs/A-1.identity" '^version Linux version 6\.1\.[0-9]*-mmub-original '
@@ -130,8 +130,8 @@ bad() { # EXPECTED ARGS...
 	# L1 came back after each step: the last word is its own.
 	run cat "$out/l1.log"
 	assert_line "$K: all 2 steps stored on /dev/vda"
-	assert_json "$out/compare.json" --arg s "$SERIES" '.a.label == "original" and .b.label == $s and
-		(.rows[] | select(.metric == "zap_total_ms") | .row == "same4")'
+	assert_json "$out/compare.json" '.a.label == "original" and .b.label == $s and
+		(.rows[] | select(.metric == "zap_total_ms") | .row == "same4")' --arg s "$SERIES"
 	run cat "$out/compare.txt"
 	assert_line --regexp '^  same4 +1 +1 '
 	run cat "$out/time.txt"

@@ -140,9 +140,10 @@ kx_resolve() { # SPEC
 	esac
 }
 
-# The running initramfs (its rootfs, less the mounts on it) as a gzip'd
-# newc cpio on stdout: the initrd of the next kexec when there is no file
-# of it (the nested test: every kernel boots the same initramfs).
+# The running initramfs (its rootfs, less the mounts on it) as a newc
+# cpio on stdout: the initrd of the next kexec when there is no file of
+# it (the nested test: every kernel boots the same initramfs).  Not
+# compressed: under TCG, gzip -1 of its 30 MB took 16 s, cpio 1 s.
 kx_repack() {
-	(cd / && find . -xdev | cpio -o -H newc 2>/dev/null) | gzip -1
+	(cd / && find . -xdev | cpio -o -H newc 2>/dev/null)
 }

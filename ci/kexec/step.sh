@@ -126,7 +126,7 @@ back() {
 	if [ -f "$b/kernel" ] && [ -f "$b/cmdline" ]; then
 		initrd=$b/initrd
 		if [ ! -f "$initrd" ]; then
-			initrd=/tmp/back-initrd.cpio.gz
+			initrd=/tmp/back-initrd.cpio
 			kx_repack >"$initrd"
 		fi
 		say "back to the machine's own kernel by kexec"
