@@ -28,10 +28,12 @@ prog=ci/ab.sh
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=retry.sh
 source "$here/retry.sh"
+# shellcheck source=ab-common.sh
+source "$here/ab-common.sh"
 repo=$(cd "$here/.." && pwd)
 host_arch=$(uname -m | sed -e 's/aarch64/arm64/')
 arch=$host_arch series='' repeat=5 out='' bin='' guest=''
-run_opts=() compare_opts=() dashdash=0
+run_opts=() dashdash=0
 
 die() { echo "$prog: error: $1" >&2; exit "${2:-1}"; }
 usage() { # [STATUS]: 0 for --help (stdout), 2 for bad usage (stderr)
@@ -86,70 +88,22 @@ if ((!dashdash)); then
 	set -- "${rest[@]}"
 	[[ $repeat =~ ^[1-9][0-9]*$ ]] || die "--repeat $repeat: expected a number >= 1" 2
 fi
-for a in "$@"; do
-	case $a in
-	--json|--json=*|--guest|--guest=*)
-		die "$a: ab.sh writes each run's JSON and passes the guest itself" 2 ;;
-	esac
-done
+ab_check_scenario "$@"
 scenario=("$@")
 : "${out:=./ab-$series-$(date +%Y%m%d-%H%M%S)}"
-if [[ -e $out ]] && [[ -n $(ls -A "$out") ]]; then
-	die "--out $out: exists and is not empty (runs of two experiments must not mix)" 2
-fi
-mkdir -p "$out/runs"
-out=$(cd "$out" && pwd)
+ab_out "$out"
 printf '%q ' "$0" --series "$series" --arch "$arch" --repeat "$repeat" \
 	"${run_opts[@]}" -- "$@" >"$out/command.txt"
 echo >>"$out/command.txt"
 
 # The kernels under test are the point: never the machine's own /dev/kvm.
 export MMUBENCH_KVM=nested
-declare -A took=()
-order=()
 t_all=$EPOCHREALTIME
-clock() { # NAME CMD...: time CMD, added to NAME
-	local name=$1 t0=$EPOCHREALTIME rc=0
-	shift
-	"$@" || rc=$?
-	[[ -n ${took[$name]+x} ]] || order+=("$name")
-	took[$name]=$(echo "${took[$name]:-0} + $EPOCHREALTIME - $t0" | bc)
-	return "$rc"
-}
 
-# The harness and guest: this tree's, unless given.  merge and compare
-# run here, so they need a binary of this machine's arch.
-tool=$repo/build/mmubench
-if [[ -z $bin || -z $guest ]]; then
-	echo "$prog: make (host and guest, $arch)" >&2
-	clock "make" make -s -C "$repo" ARCH="$arch" all >"$out/make.log" 2>&1 ||
-		{ tail -n 20 "$out/make.log" >&2; die "make failed; see $out/make.log"; }
-	if [[ $arch == "$host_arch" ]]; then
-		: "${bin:=$repo/build/mmubench}"
-	else
-		: "${bin:=$repo/build/$arch/mmubench}"
-	fi
-	: "${guest:=$repo/build/$arch/guest.elf}"
-fi
-if [[ $arch == "$host_arch" ]]; then
-	tool=$bin
-fi
-if [[ ! -x $tool ]]; then
-	clock "make" make -s -C "$repo" host >>"$out/make.log" 2>&1 ||
-		die "make host failed; see $out/make.log"
-fi
-[[ -x $bin ]] || die "--mmubench $bin: not an executable"
-[[ -r $guest ]] || die "--guest $guest: cannot read it"
+ab_harness
 
-kernel() { # SERIES
-	local log=$out/build-$1.log
-	echo "$prog: kernel $1 ($arch): ci/kernel/build.sh, log in $log" >&2
-	clock "kernel $1" "$repo/ci/kernel/build.sh" --arch "$arch" --series "$1" \
-		>"$log" 2>&1 ||
-		{ tail -n 20 "$log" >&2; die "kernel $1 did not build; see $log"; }
-}
-kernel original
-[[ $series == original ]] || kernel "$series"
+ab_kernel original
+[[ $series == original ]] || ab_kernel "$series"
 
 # On a terminal (stdout and stderr both), the line mmubench's runs show
 # (host/util/progress.h): which run boots, how many are done, the time
@@ -219,33 +173,10 @@ for ((i = 1; i <= repeat; i++)); do
 	one_run B "$i"
 done
 
-merge() { # SIDE
-	local files=() i
-	for ((i = 1; i <= repeat; i++)); do files+=("$out/runs/$1-$i.json"); done
-	"$tool" merge "$out/$1.json" "${files[@]}"
-}
-clock "merge, compare" merge A
-clock "merge, compare" merge B
-rc=0
-clock "merge, compare" "$tool" compare "$out/A.json" "$out/B.json" \
-	--labels "original,$series" --json "$out/compare.json" "${compare_opts[@]}" \
-	>"$out/compare.txt" || rc=$?
-cat "$out/compare.txt"
-((rc == 0)) || die "mmubench compare failed (exit $rc)"
+ab_merge_compare
 
 {
-	echo "where the time went (seconds):"
-	for k in "${order[@]}"; do
-		case $k in
-		"runs A"|"runs B")
-			printf '  %-40s %8.1f  (%d boot%s, %.1f each)\n' \
-				"$k ($([[ $k == "runs A" ]] && echo original || echo "$series"))" \
-				"${took[$k]}" "$repeat" "$( ((repeat > 1)) && echo s)" \
-				"$(echo "${took[$k]} / $repeat" | bc -l)" ;;
-		*)	printf '  %-40s %8.1f\n' "$k" "${took[$k]}" ;;
-		esac
-	done
-	printf '  %-40s %8.1f\n' total "$(echo "$EPOCHREALTIME - $t_all" | bc)"
+	ab_time_table
 	echo "every run's JSON and output: $out/runs/"
 	echo "runs redone for the nested setup's own failures: ${#redone[@]}"
 	[[ ${#redone[@]} == 0 ]] || printf '  %s\n' "${redone[@]}"

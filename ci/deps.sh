@@ -13,6 +13,7 @@ pkgs=(
 	gnu-efi
 	linux-source-6.1 bison flex libelf-dev libssl-dev cpio dwarves
 	busybox-static				# nested kernel + initramfs
+	kexec-tools				# ci/kexec-ab.sh (kexec in the nested kernel, or here)
 	rsync					# headers_install, for ci/peer.sh
 	bats bats-assert bats-support bats-file	# tests
 	jq					# tests, ci/store.sh, ci/regress.sh read the JSON
@@ -52,6 +53,9 @@ if ((EUID != 0)); then
 	sudo=(sudo -n)
 fi
 echo "deps: installing ${missing[*]}"
+# kexec-tools asks whether to kexec at every reboot: no, ci/kexec-ab.sh
+# loads what it boots itself.
+"${sudo[@]}" sh -c 'echo "kexec-tools kexec-tools/load_kexec boolean false" | debconf-set-selections'
 "${sudo[@]}" apt-get update -qq
 "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

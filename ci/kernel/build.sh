@@ -8,6 +8,8 @@
 #   ci/kernel/build.sh [--arch x86_64|arm64] [--series NAME]
 #
 # The last line of stdout is the kernel image path; timings go to stderr.
+# The kernel says which series it is: its release (uname -r, /proc/version)
+# ends in -mmub-SERIES (CONFIG_LOCALVERSION), e.g. 6.1.192-mmub-original.
 # Everything lives in ${MMUBENCH_CACHE:-$HOME/.cache/mmubench}/kernel:
 #   src/linux-6.1/         pristine source, unpacked once (ci/kernel/source.sh)
 #   trees/SERIES-ARCH/     `cp -al` of it (+ patches), build dir in ./build
@@ -52,6 +54,8 @@ arm64) cross=aarch64-linux-gnu- target=Image image=arch/arm64/boot/Image ;;
 *) die "unknown --arch '$arch' (x86_64 or arm64)" ;;
 esac
 [[ $series =~ ^[A-Za-z0-9._-]+$ ]] || die "bad --series name '$series'"
+# The release (uname -r) is at most 64 characters: "6.1.NNN-mmub-" and the name.
+((${#series} <= 48)) || die "--series $series: longer than 48 characters (the kernel release holds 64)"
 
 fragment=$here/$arch.config
 [[ -f $fragment ]] || die "missing config fragment $fragment"
@@ -100,6 +104,7 @@ timed() {
 key_of() {
 	{
 		echo "$src_id $arch $1"
+		echo "localversion -mmub-$1"
 		"${cross}gcc" --version | sed -n 1p
 		cat "$fragment"
 		[[ $1 == original ]] || cat "${patches[@]}"
@@ -118,16 +123,26 @@ configure() {
 	kmake tinyconfig
 	"$tree/scripts/kconfig/merge_config.sh" -m -O "$tree/build" \
 		"$tree/build/.config" "$fragment" >>"$tree/build/build.log" 2>&1
+	localversion original
 	kmake olddefconfig
 }
 
+# The series in the release: what the kernel itself reports is what a
+# test checks (ci/kexec-ab.sh), not what the caller believed it booted.
+localversion() { # SERIES
+	"$tree/scripts/config" --file "$tree/build/.config" \
+		--set-str LOCALVERSION "-mmub-$1"
+}
+
 # tinyconfig drops any option whose dependencies are unmet, without a word.
-verify_config() {
+verify_config() { # SERIES
 	local line missing=()
 	while IFS= read -r line; do
 		[[ $line =~ ^CONFIG_[A-Z0-9_]+= ]] || continue
 		grep -qxF -- "$line" "$tree/build/.config" || missing+=("${line%%=*}")
 	done <"$fragment"
+	grep -qxF "CONFIG_LOCALVERSION=\"-mmub-$1\"" "$tree/build/.config" ||
+		missing+=(CONFIG_LOCALVERSION)
 	((${#missing[@]} == 0)) ||
 		die "not in the final .config (unmet dependency?): ${missing[*]}; fix $fragment"
 }
@@ -170,7 +185,7 @@ build_original() {
 	mkdir -p "$tree/build"
 	rm -f "$tree/build/.mmubench-key" "$tree/build/build.log"
 	timed configure configure
-	verify_config
+	verify_config original
 	timed "make $target" compile
 	echo "$key" >"$tree/build/.mmubench-key"
 }
@@ -211,9 +226,10 @@ build_series() {
 	timed "apply ${#patches[@]} patches" apply_patches
 	timed "seed build dir" seed "$orig_build"
 	rm -f "$tree/build/.mmubench-key" "$tree/build/build.log"
+	localversion "$series"
 	# Same fragment as the seed; olddefconfig only picks up new symbols.
 	timed configure kmake olddefconfig
-	verify_config
+	verify_config "$series"
 	timed "make $target" compile
 	echo "$key" >"$tree/build/.mmubench-key"
 }

@@ -12,6 +12,8 @@
 # their shared libraries and loader copied along.  CMD is written, quoted,
 # to /cmd; without it /init runs an interactive shell.  With --cpus, the command
 # runs on those CPUs only (taskset -c LIST): see run.sh for why.
+# A file /then (--file SRC:/then) is run by /init last, before it powers
+# off: the way back of a ci/kexec-ab.sh step.
 #
 # /init talks to the host over the console with marker lines (see
 # run.sh): @@MMUBENCH:BOOTED@@, @@MMUBENCH:NOKVM@@, then the command's
@@ -55,13 +57,18 @@ for t in cpio gzip readelf flock; do
 		die "missing '$t': apt-get install $(case $t in readelf) echo binutils ;; flock) echo util-linux ;; *) echo $t ;; esac)"
 done
 
+# This machine's own arch (ci/kexec-ab.sh on a bare-metal arm64 host too):
+# its busybox and, through ldd, its libraries.  arm64 on x86_64: fetched.
+host_arch=$(uname -m | sed -e 's/aarch64/arm64/')
+deps=ldd
 case $arch in
-x86_64)
+"$host_arch")
 	busybox=/bin/busybox
 	[[ -x $busybox ]] || die "missing $busybox: apt-get install busybox-static"
 	libroot=/
 	;;
 arm64)
+	deps=cross
 	# Debian's arm64 .deb, unpacked once with a private apt state.
 	"${BASH_SOURCE[0]%/*}/../fetch-arm64.sh" "$cache/busybox-arm64" \
 		busybox-static -- bin/busybox
@@ -69,6 +76,7 @@ arm64)
 	# Debian's cross toolchain packages ship the arm64 glibc and friends.
 	libroot=/usr/aarch64-linux-gnu
 	;;
+x86_64) die "--arch x86_64 on this $host_arch machine: not made here (x86_64 busybox and libraries are not fetched)" ;;
 *) die "--arch must be x86_64 or arm64" ;;
 esac
 [[ $(readelf -l "$busybox") != *'program interpreter'* ]] ||
@@ -91,8 +99,9 @@ add_lib() {
 	cp -L "$1" "$root$2"
 }
 
-# x86_64: the host's ldd knows.  arm64: walk DT_NEEDED in the cross libs.
-add_deps_x86_64() {
+# This machine's arch: its ldd knows.  arm64 across: walk DT_NEEDED in the
+# cross libs.
+add_deps_ldd() {
 	local line lib interp
 	interp=$(readelf -l "$1" | sed -n 's/.*program interpreter: \(.*\)]/\1/p')
 	[[ $interp ]] && add_lib "$interp" "$interp"
@@ -104,7 +113,7 @@ add_deps_x86_64() {
 	done < <(ldd "$1" 2>/dev/null || true)
 }
 
-add_deps_arm64() {
+add_deps_cross() {
 	local interp name
 	interp=$(readelf -l "$1" | sed -n 's/.*program interpreter: \(.*\)]/\1/p')
 	[[ $interp ]] && add_lib "$libroot/lib/$(basename "$interp")" "$interp"
@@ -113,14 +122,14 @@ add_deps_arm64() {
 		[[ -e $libroot/lib/$name ]] ||
 			die "$name needed by $1 not in $libroot/lib (install the arm64 cross package of it)"
 		add_lib "$libroot/lib/$name" "/lib/$name"
-		add_deps_arm64 "$libroot/lib/$name"
+		add_deps_cross "$libroot/lib/$name"
 	done
 }
 
 add_deps() {
 	is_elf "$1" || return 0
 	[[ $(readelf -d "$1" 2>/dev/null) == *'(NEEDED)'* ]] || return 0
-	"add_deps_$arch" "$1"
+	"add_deps_$deps" "$1"
 }
 
 for spec in "${files[@]}"; do
@@ -171,8 +180,12 @@ mnt hugetlbfs hugetlbfs /dev/hugepages
 mnt debugfs debugfs /sys/kernel/debug
 mnt tracefs tracefs /sys/kernel/tracing
 
+# /then, if the initramfs has one, is the last act instead of powering
+# off: a kexec A/B step (ci/kexec-ab.sh) boots the machine's own kernel
+# again from there.
 off() {
 	sync
+	[ ! -f /then ] || sh /then
 	poweroff -f
 	reboot -f	# only if poweroff could not; panic=-1 is the last resort
 }

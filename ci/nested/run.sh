@@ -7,7 +7,7 @@
 #
 #   ci/nested/run.sh [--arch x86_64|arm64] [--kernel IMAGE] [--series NAME]
 #                    [--smp N] [--mem SIZE] [--cpu MODEL] [--append ARGS]...
-#                    [--timeout SEC] [--file SRC[:DEST]]... [-v]
+#                    [--timeout SEC] [--file SRC[:DEST]]... [--disk FILE]... [-v]
 #                    [-- CMD [ARGS...]]
 #
 # The command's stdout and stderr come back on ours, and its exit status
@@ -16,6 +16,9 @@
 # guest's shell is on this terminal.  -v shows the console on stderr.
 # --smp N (2) is the command's CPUs; an x86_64 L1 has one more, CPU 0,
 # which the command never runs on (see below).
+# --disk FILE is a raw virtio-blk disk of L1 (/dev/vda, /dev/vdb, ... in
+# order), read and written in place.  A kernel that L1 kexecs into prints
+# its own markers: those of the last kernel are the command's.
 set -euo pipefail
 
 prog=ci/nested/run.sh
@@ -24,6 +27,7 @@ repo=$(cd "$here/../.." && pwd)
 arch=x86_64 kernel='' series=original smp=2 mem=2G cpu=max timeout=600
 append='' verbose=''
 files=()
+disks=()
 cmd=()
 
 die() { echo "$prog: error: $1" >&2; exit "${2:-1}"; }
@@ -37,7 +41,7 @@ usage() { # [STATUS]: 0 for --help, on stdout
 
 while (($#)); do
 	case $1 in
-	--arch|--kernel|--series|--smp|--mem|--cpu|--append|--timeout|--file)
+	--arch|--kernel|--series|--smp|--mem|--cpu|--append|--timeout|--file|--disk)
 		(($# >= 2)) || die "$1 needs a value" 2 ;;&
 	--arch) arch=$2 ;;
 	--kernel) kernel=$2 ;;
@@ -48,6 +52,8 @@ while (($#)); do
 	--append) append+=" $2" ;;
 	--timeout) timeout=$2 ;;
 	--file) files+=(--file "$2") ;;
+	--disk) [[ -f $2 ]] || die "--disk $2: no such file" 2
+		disks+=(-drive "file=${2//,/,,},format=raw,if=virtio") ;;
 	-h|--help) usage 0 ;;
 	-v|--verbose) verbose=1; shift; continue ;;
 	--) shift; cmd=("$@"); break ;;
@@ -113,6 +119,7 @@ fi
 # loglevel=2: the console stays quiet but for oopses and panics, which
 # then end L1 at once (oops=panic) and are shown by tail_log below.
 qemu+=(-cpu "$cpu" -smp "$qsmp" -m "$mem" -nodefaults -display none -no-reboot
+       "${disks[@]}"
        -kernel "$kernel" -initrd "$tmp/initrd.cpio.gz"
        -append "console=$console rdinit=/init panic=-1 oops=panic quiet loglevel=2$append")
 
@@ -139,8 +146,12 @@ qpid=
 secs=$(echo "$EPOCHREALTIME - $t0" | bc)
 
 tr -d '\r' <"$tmp/console" >"$tmp/log"
-mark() { grep -m1 "^@@MMUBENCH:$1" "$tmp/log" || true; }
-booted=$(mark BOOTED)
+# The last kernel's markers are the command's (an L1 that kexecs prints
+# a set per kernel); the first /init's start is the boot time.
+awk '/^@@MMUBENCH:BOOTED@@/ { n = NR } { line[NR] = $0 }
+     END { for (i = n ? n : 1; i <= NR; i++) print line[i] }' "$tmp/log" >"$tmp/last"
+mark() { grep -m1 "^@@MMUBENCH:$1" "$tmp/last" || true; }
+booted=$(grep -m1 "^@@MMUBENCH:BOOTED" "$tmp/log" || true)
 [[ -z $verbose ]] || cat "$tmp/qemu.err" >&2
 [[ -z $verbose ]] || echo "$prog: qemu ran ${secs} s; /init started at ${booted#* } s guest uptime" >&2
 
@@ -180,7 +191,7 @@ fi
 section() {
 	awk -v want="@@MMUBENCH:$1@@" '
 		/^@@MMUBENCH:/ { on = ($0 == want); next }
-		on && /^[A-Za-z0-9+\/=]+$/' "$tmp/log" | base64 -d
+		on && /^[A-Za-z0-9+\/=]+$/' "$tmp/last" | base64 -d
 }
 section STDOUT
 section STDERR >&2
