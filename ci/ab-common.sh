@@ -5,6 +5,7 @@
 # kernel builds, and the end (merge, compare, time.txt), so that both
 # leave the same files.  Sourced; the caller sets prog, repo, arch,
 # host_arch, series, repeat, and die() (MESSAGE [STATUS]).
+# shellcheck disable=SC2154,SC2034 # those globals, set before use
 
 declare -A took=()
 order=()

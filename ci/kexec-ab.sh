@@ -357,6 +357,7 @@ nested() {
 	job_id=$(new_job_id) results=/dev/vda collect=outside initrd=''
 	write_job "$@"
 	ln -s ../kernel-A "$job/back/kernel"
+	: >"$job/back/repack"
 	img=$out/results.img
 	truncate -s $(((2 * repeat + 1) * slot_mib))M "$img"
 	kx_write_header "$img" "$slot_mib" "$job_id" || die "$img: cannot write it"
@@ -466,7 +467,10 @@ results=$(results_spec "$results")
 write_job "$@"
 if [[ $back == kexec ]]; then
 	cp "/boot/vmlinuz-$release" "$job/back/kernel"
-	[[ ! -r /boot/initrd.img-$release ]] || cp "/boot/initrd.img-$release" "$job/back/initrd"
+	# Debian's name, or Fedora's; none if this kernel booted without one.
+	for f in "/boot/initrd.img-$release" "/boot/initramfs-$release.img"; do
+		if [[ -r $f ]]; then cp "$f" "$job/back/initrd"; break; fi
+	done
 	cat /proc/cmdline >"$job/back/cmdline"
 fi
 clock "step initramfs" "$repo/ci/nested/mkinitramfs.sh" --arch "$arch" --out "$initrd" \

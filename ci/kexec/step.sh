@@ -124,13 +124,17 @@ store_why() {
 back() {
 	b=$job_dir/back
 	if [ -f "$b/kernel" ] && [ -f "$b/cmdline" ]; then
-		initrd=$b/initrd
-		if [ ! -f "$initrd" ]; then
-			initrd=/tmp/back-initrd.cpio
-			kx_repack >"$initrd"
+		# Its initrd; this initramfs again (back/repack: the nested
+		# test, one initramfs for all); or none, as it booted.
+		set --
+		if [ -f "$b/initrd" ]; then
+			set -- --initrd="$b/initrd"
+		elif [ -f "$b/repack" ]; then
+			kx_repack >/tmp/back-initrd.cpio
+			set -- --initrd=/tmp/back-initrd.cpio
 		fi
 		say "back to the machine's own kernel by kexec"
-		if kexec -l "$b/kernel" --initrd="$initrd" --append="$(cat "$b/cmdline")"; then
+		if kexec -l "$b/kernel" "$@" --append="$(cat "$b/cmdline")"; then
 			sync
 			kexec -e
 		fi
