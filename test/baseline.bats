@@ -13,8 +13,13 @@ load helpers
 
 BATS_TEST_TIMEOUT=900
 
-# The scenario of every night: small, and madvise_p50_us is the row that
-# separates kernels best under emulation (host/results/compare.c).
+# The scenario of every night: small.  The injected delay is in the zap
+# walk; two rows show it: madvise_p50_us (410 -> 15729 us) and
+# kernel_zap_total_ms, the walk's own time from the kprobes on
+# tdp_mmu_zap_leafs (8.4 -> 126 ms, +1406 %).  Either may be the one that
+# a loaded machine's outlier keeps from significance by both tests (CI at
+# bb27db7: madvise_p50_us "not significant by both (t no, MW p 0.024)"),
+# so the test wants a REGRESSION line of one of them.
 ZAP=(zap --zap same4 -v 1 -b 4m -i 1 --zap-count 50 --repeat 5)
 NIGHT1=20261201-020000 NIGHT2=20261202-020000
 
@@ -95,7 +100,8 @@ night() {
 		e=$s/x86_64/original/zap/$e
 		assert_json "$e/result.json" '.scenario == "zap" and (.results.runs | length) == 5'
 		assert_json "$e/meta.json" '.kernel == "original" and .arch == "x86_64" and
-			.experiment == "zap" and .release == "6.1.192" and .runs == 5'
+			.experiment == "zap" and
+			(.release | test("^6\\.1\\.[0-9]+-mmub-original$")) and .runs == 5'
 	done
 	assert_json "$s/x86_64/original/zap/$NIGHT2-$commit/meta.json" \
 		".source == [\"$BATS_TEST_TMPDIR/n2/original/zap.json\"]"
@@ -148,15 +154,17 @@ x86_64/test-slow-zap/seedab/$NIGHT1-$commit"
 		--thresholds "$(test_thresholds)" \
 		--report "$BATS_TEST_TMPDIR/report.txt" "$BATS_TEST_TMPDIR/n2"
 	assert_failure 1
-	line=$(grep -m1 '^REGRESSION  zap madvise_p50_us ' <<<"$output") ||
-		fail "no regression of madvise_p50_us named: $output"
+	line=$(grep -m1 -E '^REGRESSION  zap (kernel_zap_total_ms|madvise_p50_us) ' <<<"$output") ||
+		fail "no regression of kernel_zap_total_ms or madvise_p50_us named: $output"
 	echo "# $line" >&3
-	[[ $line =~ ^REGRESSION\ \ zap\ madvise_p50_us\ same4:\ median\ [0-9.]+\ -\>\ [0-9.]+\ \(\+[0-9.]+\ %\;\ threshold\ 1000\ %,\ lower\ is\ better\)\;\ worse\ at\ 95\ %\ by\ t\ and\ Mann-Whitney\;\ runs:\ old\ $s/x86_64/original/zap/$NIGHT1-[^/]+/result.json\ \(5\ runs\),\ new\ $BATS_TEST_TMPDIR/n2/original/zap.json\ \(5\ runs\)$ ]] ||
+	[[ $line =~ ^REGRESSION\ \ zap\ (kernel_zap_total_ms|madvise_p50_us)\ same4:\ median\ [0-9.]+\ -\>\ [0-9.]+\ \(\+[0-9.]+\ %\;\ threshold\ 1000\ %,\ lower\ is\ better\)\;\ worse\ at\ 95\ %\ by\ t\ and\ Mann-Whitney\;\ runs:\ old\ $s/x86_64/original/zap/$NIGHT1-[^/]+/result.json\ \(5\ runs\),\ new\ $BATS_TEST_TMPDIR/n2/original/zap.json\ \(5\ runs\)$ ]] ||
 		fail "not the expected line: $line"
 	assert_line "baseline: 1 regressed of 1 compared (0 without an earlier night): x86_64/original/zap"
 	# The report (what ci/nightly's summary shows) names it too.
-	run grep -c '^    REGRESSION  zap madvise_p50_us same4: ' "$BATS_TEST_TMPDIR/report.txt"
-	assert_output 1
+	run grep -c -E '^    REGRESSION  zap (kernel_zap_total_ms|madvise_p50_us) same4: ' \
+		"$BATS_TEST_TMPDIR/report.txt"
+	assert_success
+	[[ $output =~ ^[12]$ ]] || fail "$output REGRESSION lines of the two rows in the report"
 }
 
 @test "baseline: without the injection night 2 passes" {
