@@ -147,6 +147,50 @@ setup() {
 	refute_line --regexp '^ns_sum'
 }
 
+@test "compare: three documents, one median column each, every side against the first" {
+	local C=$BATS_TEST_TMPDIR/c.json j=$BATS_TEST_TMPDIR/n.json
+	fake_zap "$A" same4 330.1 341.2 335.7 328.9 333.3
+	fake_zap "$B" same4 61.9 55.2 60.1 58.8 62.4
+	fake_zap "$C" same4 331 340 336 329 334
+	run "$MMUBENCH" compare "$A" "$B" "$C" --labels original,v2,control --json "$j" --runs
+	assert_success
+	assert_line "  C = control: $C, 5 runs, kernel 6.1.192, MMU tdp_mmu"
+	assert_line --regexp '^  row +nA +nB +nC +A median +B median +C median +B/A t +MW +C/A t +MW$'
+	# B differs from A by both tests, C by neither; no blank at the end.
+	assert_line --regexp '^  same4 +5 +5 +5 +333\.3 +60\.10 +334\.0 +0\.180 yes yes +1\.002 no +no$'
+	assert_line "  | Run  |   original |         v2 |    control |"
+	assert_line "  | 2    |      341.2 |      55.20 |      340.0 |"
+	assert_line "B against A: 2 of 2 rows differ at 95 % by both tests"
+	assert_line "C against A: 0 of 2 rows differ at 95 % by both tests"
+	# The contract: sides in order; per row sides[] and vs[] (i = 1..N-1);
+	# a/b and the pair's tests stay those of the first two sides.
+	run jq -e '[.sides[].label] == ["original", "v2", "control"] and
+		.a.label == "original" and .b.label == "v2" and
+		(.rows[] | select(.metric == "zap_total_ms") |
+		 (.sides | length == 3) and .sides[2].median == 334 and
+		 (.sides[1].values | length == 5) and
+		 .b.median == 60.1 and .ttest.significant and
+		 ([.vs[].side] == [1, 2]) and .vs[1].label == "control" and
+		 (.vs[1].ratio - 334 / 333.3 | fabs) < 1e-9 and
+		 (.vs[1].ttest.significant | not) and
+		 (.vs[1].mann_whitney.significant | not) and
+		 .vs[0].mann_whitney.significant)' "$j"
+	assert_success
+	# Two documents: today's members, plus sides and vs.
+	run "$MMUBENCH" compare "$A" "$B" --json "$j"
+	assert_success
+	assert_line "2 of 2 rows differ at 95 % by both tests"
+	run jq -e '(.sides | length == 2) and (.rows[0] | .a.median == .sides[0].median and
+		.ratio == .vs[0].ratio and .ttest == .vs[0].ttest)' "$j"
+	assert_success
+	# A row one side lacks is "-" in that side's columns.
+	jq '.results.runs[].zap.pattern = "c4"' "$C" >"$C.c4"
+	run "$MMUBENCH" compare "$A" "$B" "$C.c4"
+	assert_equal "$status" 1
+	assert_line --regexp '^  same4 +5 +5 +0 +333\.3 +60\.10 +- +0\.180 yes yes +- +- +-$'
+	assert_line "mmubench: no row is in both $A and $C.c4: nothing was compared"
+}
+
 @test "merge: runs concatenated, numbers kept as written; compare reads it" {
 	fake_zap "$A" same4 1.5 2.5
 	fake_zap "$B" same4 3.5
@@ -191,7 +235,19 @@ setup() {
 	assert_output --partial "--metric results.runs.zap.zap_total_ms: no [] marks the array of runs"
 	run "$MMUBENCH" compare "$A"
 	assert_equal "$status" 2
-	assert_line "mmubench: compare: expected two documents, A.json B.json (got 1)"
+	assert_output "mmubench: compare: expected 2 to 8 documents, A.json B.json [C.json ...] (got 1)"
+	run "$MMUBENCH" compare "$A" "$A" "$A" "$A" "$A" "$A" "$A" "$A" "$A"
+	assert_equal "$status" 2
+	assert_output "mmubench: compare: expected 2 to 8 documents, A.json B.json [C.json ...] (got 9)"
+	run "$MMUBENCH" compare "$A" "$A" "$A" --labels x,y
+	assert_equal "$status" 2
+	assert_output "mmubench: --labels x,y: expected 3 names, one per document, none empty"
+	run "$MMUBENCH" compare "$A" "$A" "$A" --labels x,,z
+	assert_equal "$status" 2
+	assert_output "mmubench: --labels x,,z: expected 3 names, one per document, none empty"
+	run "$MMUBENCH" compare "$A" "$A" --labels x,y,z
+	assert_equal "$status" 2
+	assert_output "mmubench: --labels x,y,z: expected two names, NAME_A,NAME_B"
 	# Same scenario, nothing in common: the table says so, and the status.
 	jq '.results.runs[].zap.pattern = "c4"' "$A" >"$A.c4"
 	run "$MMUBENCH" compare "$A" "$A.c4"
