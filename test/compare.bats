@@ -293,6 +293,39 @@ ab_run() { # SERIES
 	ab_run tdp-mmu-unlink-empty-leaf-tables
 }
 
+# Three kernels, one boot each, on a terminal: the sides alternate A B C,
+# the progress line counts all three, and every file has all of them.
+@test "ab.sh: three kernels (two series), A B C, one table" {
+	[[ $ARCH == x86_64 ]] || skip "x86 series"
+	require_series tdp-mmu-unlink-empty-leaf-tables
+	require_series tdp-mmu-no-unlink-control
+	local out=$BATS_TEST_TMPDIR/ab s=tdp-mmu-unlink-empty-leaf-tables
+	local c=tdp-mmu-no-unlink-control f
+	run script -qec "MMUBENCH_PROGRESS_AFTER_MS=0 $ROOT/ci/ab.sh --series $s,$c \
+		--arch $ARCH --repeat 1 --out $out --mmubench $MMUBENCH --guest $GUEST \
+		-- zap --zap same4 -v 1 -b 8m --zap-count 20" /dev/null
+	assert_success
+	assert_output --regexp $'\rab: B kernel run 1/1 \\('"$s"$'\\) \\(1/3 done, [0-9]+ s left\\)\e\\[K'
+	assert_output --regexp $'\rab: C kernel run 1/1 \\('"$c"$'\\) \\(2/3 done, [0-9]+ s left\\)\e\\[K'
+	for f in A-1 B-1 C-1; do
+		assert_file_exists "$out/runs/$f.json"
+	done
+	# Booted in the order A B C.
+	[[ $out/runs/A-1.json -ot $out/runs/B-1.json && $out/runs/B-1.json -ot $out/runs/C-1.json ]] ||
+		fail "the runs were not made in the order A B C"
+	assert_json "$out/C.json" '.scenario == "zap" and (.results.runs | length == 1)'
+	assert_json "$out/compare.json" '([.sides[].label] == ["original", "'"$s"'", "'"$c"'"]) and
+		.b.label == "'"$s"'" and
+		(.rows[] | select(.metric == "zap_total_ms") | .row == "same4" and
+		 (.sides | length == 3) and .vs[1].label == "'"$c"'")'
+	run cat "$out/compare.txt"
+	assert_line "  C = $c: $out/C.json, 1 run, kernel 6.1.192, MMU tdp_mmu"
+	assert_line --regexp '^  same4 +1 +1 +1 '
+	run cat "$out/time.txt"
+	assert_line --regexp '^  runs C \('"$c"'\) +[0-9.]+  \(1 boot, '
+	assert_line --regexp '^  kernel '"$c"' +[0-9.]+$'
+}
+
 @test "ab: bad input is rejected before anything is built" {
 	run "$ROOT/ci/ab.sh" -- zap
 	assert_equal "$status" 2
@@ -314,4 +347,19 @@ ab_run() { # SERIES
 	run "$MMUBENCH" ab --series x
 	assert_equal "$status" 2
 	assert_output --partial "no scenario after --"
+	# Every series is checked before any kernel builds: it exists, once.
+	run "$ROOT/ci/ab.sh" --series tdp-mmu-unlink-empty-leaf-tables,nope \
+		--out "$BATS_TEST_TMPDIR/ab" -- zap
+	assert_equal "$status" 2
+	assert_output "ci/ab.sh: error: --series nope: no such series (a folder of $ROOT/patches, or original for A/A)"
+	assert_not_exists "$BATS_TEST_TMPDIR/ab"
+	run "$MMUBENCH" ab --series original,tdp-mmu-unlink-empty-leaf-tables,original -- zap
+	assert_equal "$status" 2
+	assert_output "ci/ab.sh: error: --series original,tdp-mmu-unlink-empty-leaf-tables,original: original is named twice"
+	run "$ROOT/ci/ab.sh" --series a,,b -- zap
+	assert_equal "$status" 2
+	assert_output "ci/ab.sh: error: --series a,,b: not a series name, nor names joined by commas"
+	run "$ROOT/ci/ab.sh" --series a,b,c,d,e,f,g,h -- zap
+	assert_equal "$status" 2
+	assert_output "ci/ab.sh: error: --series a,b,c,d,e,f,g,h: at most 7 series (8 kernels with the original)"
 }
