@@ -50,8 +50,11 @@ static const struct default_metric defaults[] = {
 	{ "zap", "madvise_p50_us", "results.runs[].zap.madvise_p50_us" },
 	{ "zap", "fault_p999_us", "results.runs[].zap.fault_p999_us" },
 	{ "zap", "kernel_zap_total_ms", "results.runs[].zap.kernel_zap_total_ms" },
+	/* Seed 001's second table: the vCPUs' mmu_lock wait, kernel probes. */
+	{ "zap", "fwait_p999_us", "results.runs[].zap.fwait_p999_us" },
+	/* Its name in documents before fwait_p999_us (stored nights). */
 	{ "zap", "kernel_fwait_p999_us",
-	  "results.runs[].zap.kernel_fwait_p999_us" },
+	  "results.runs[].zap.kernel_fwait_p999_us", true },
 	{ "zap", "kernel_tables_freed",
 	  "results.runs[].zap.kernel_tables_freed" },
 	/* Seed 002: the worker's CPU time, and what it undid. */
