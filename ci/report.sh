@@ -67,12 +67,14 @@ declare -A about=(
 	[seed001]='x86_64, original against tdp-mmu-unlink-empty-leaf-tables: the cover letter&#39;s six invalidation patterns'
 	[seed002]='x86_64, original against x86-nx-skip-dirty-tracked-recovery: NX recovery worker&#39;s CPU time and what it zapped'
 	[seed003]='x86_64, an A/A run (upstream since 5.7): enabling with and without INITIALLY_SET; the noise floor'
+	[seed001-paper]='x86_64, seed 001 at its own configuration (4 vCPUs): original against tdp-mmu-unlink-empty-leaf-tables (v2) and tdp-mmu-no-unlink-control (v2&#39;s iterator, no unlink)'
 	[peer]='x86_64: the kernel&#39;s dirty_log_perf_test (A) beside mmubench dirty-log (B)'
 )
 # The metric whose trend is drawn; else compare's first.
 declare -A headline=(
 	[seed000]=first_harvest_reported [seed000-migration]=total_ms
 	[seed001]=zap_total_ms [seed002]=worker_ms [seed003]='enable_ms (--table)'
+	[seed001-paper]=zap_total_ms
 )
 for d in "$last"/*/; do
 	d=${d%/}
@@ -113,9 +115,54 @@ step_status() { # NIGHT NAME
 	printf '%s\n' "$st"
 }
 
+# Sides of a comparison: 2, or more for an N-way ci/ab.sh --series a,b,...
+# ("sides" of compare.json; one median column and one bar each).
+nsides() { # COMPARE.json
+	jq '(.sides // [.a, .b]) | length' "$1"
+}
+letters=ABCDEFGH
+colors=('#4c72b0' '#dd8452' '#55a868' '#c44e52' '#8172b3' '#937860' '#da8bc3' '#8c8c8c')
+dark=('#1b2f55' '#7a3a10' '#1f4d2b' '#5e1f22' '#3b2f66' '#4a3a2a' '#6b3560' '#444444')
+
 # ---- one metric: its table and its bar chart -------------------------------
 
+# N sides: each side's runs and median, then per side its ratio to A and
+# the two verdicts (the intervals are in compare.txt and compare.json).
+metric_table_n() { # COMPARE.json METRIC
+	jq -r --arg m "$2" '.rows[] | select(.metric == $m) |
+		[(.row // "-" | @html), (.sides[] | .n), (.sides[] | .median),
+		 (.vs[] | .ratio, .ttest.significant, .mann_whitney.significant)] | @tsv' "$1" |
+	awk -F'\t' -v n="$(nsides "$1")" -v L="$letters" '
+	function num(x) { return x == "" ? "&ndash;" : (x >= 1000 || x <= -1000) ? sprintf("%.0f", x) : sprintf("%#.4g", x) }
+	function yn(x) { return x == "true" ? "yes" : x == "false" ? "no" : "&ndash;" }
+	BEGIN {
+		printf "<table>\n<thead><tr><th>row</th>"
+		for (i = 1; i <= n; i++) printf "<th>n%s</th>", substr(L, i, 1)
+		for (i = 1; i <= n; i++) printf "<th>%s median</th>", substr(L, i, 1)
+		for (i = 2; i <= n; i++) printf "<th>%s/A</th><th>t</th><th>MW</th>", substr(L, i, 1)
+		print "</tr></thead><tbody>"
+	}
+	{
+		sig = 0
+		for (i = 2; i <= n; i++) {
+			k = 2 + 2 * n + 3 * (i - 2)
+			if ($(k + 1) == "true" && $(k + 2) == "true") sig = 1
+		}
+		printf "<tr%s><td>%s</td>", sig ? " class=\"sig\"" : "", $1
+		for (i = 1; i <= n; i++) printf "<td>%s</td>", $(1 + i) == "" ? "&ndash;" : $(1 + i)
+		for (i = 1; i <= n; i++) printf "<td>%s</td>", num($(1 + n + i))
+		for (i = 2; i <= n; i++) {
+			k = 2 + 2 * n + 3 * (i - 2)
+			printf "<td>%s</td><td>%s</td><td>%s</td>", $k == "" ? "&ndash;" : sprintf("%.3f", $k),
+				yn($(k + 1)), yn($(k + 2))
+		}
+		print "</tr>"
+	}
+	END { print "</tbody></table>" }'
+}
+
 metric_table() { # COMPARE.json METRIC
+	(($(nsides "$1") == 2)) || { metric_table_n "$@"; return; }
 	jq -r --arg m "$2" '.rows[] | select(.metric == $m) |
 		[(.row // "-" | @html), .a.n, .b.n, .a.median, .b.median, .ratio,
 		 (if .ttest.valid then .ttest.diff else null end),
@@ -139,8 +186,47 @@ metric_table() { # COMPARE.json METRIC
 	END { print "</tbody></table>" }'
 }
 
+# N sides: one bar per side and row, every run a point on its bar.
+bar_chart_n() { # COMPARE.json METRIC FILE
+	local cmp=$1 m=$2 name=$3 d=$plots/$3 n nrows width i w plot=() label
+	n=$(nsides "$cmp")
+	w=$(echo "0.8 / $n" | bc -l)
+	jq -r --arg m "$m" '[.rows[] | select(.metric == $m)] | to_entries[] |
+		[.key, (.value.row // "-"), (.value.sides[] | .median // "NaN")] | @tsv' \
+		"$cmp" >"$d.bars"
+	for ((i = 0; i < n; i++)); do
+		jq -r --arg m "$m" --argjson s "$i" --argjson n "$n" --argjson w "$w" '
+			[.rows[] | select(.metric == $m)] | to_entries[] | .key as $r |
+			(.value.sides[$s].values // [] | length as $k | to_entries[] | select(.value != null) |
+			 [$r + ($s - ($n - 1) / 2) * $w + ((.key + 0.5) / $k - 0.5) * $w * 0.65, .value]) | @tsv' \
+			"$cmp" >"$d.pts$i"
+		label=$(jq -r --argjson s "$i" '.sides[$s].label' "$cmp")
+		plot+=("$(gpq "$d.bars") using (\$1+($i-($n-1)/2.0)*$w):$((i + 3))$( ((i)) || echo ':xtic(2)') with boxes lc rgb '${colors[i]}' title $(gpq "${letters:i:1}: $label")")
+	done
+	for ((i = 0; i < n; i++)); do
+		plot+=("$(gpq "$d.pts$i") using 1:2 with points pt 7 ps 0.6 lc rgb '${dark[i]}' title '${letters:i:1} runs'")
+	done
+	nrows=$(wc -l <"$d.bars")
+	width=$((nrows * (50 * n + 10) + 260))
+	((width >= 520)) || width=520
+	((width <= 1400)) || width=1400
+	gnuplot_svg "$name" "set datafile separator '\t'
+set title $(gpq "$m")
+set style fill solid 0.45 border -1
+set boxwidth $(echo "$w * 0.95" | bc -l)
+set xrange [-0.6:$nrows-0.4]
+set yrange [0:*]
+set grid ytics lc rgb '#dddddd'
+set key outside bottom center horizontal
+set xtics nomirror $([[ $nrows -gt 4 ]] && echo 'rotate by -25')
+set offsets 0, 0, graph 0.05, 0
+plot $(IFS=,; echo "${plot[*]}")" "$width,360"
+	rm -f "$d".bars "$d".pts*
+}
+
 bar_chart() { # COMPARE.json METRIC FILE
 	local cmp=$1 m=$2 name=$3 d=$plots/$3 la lb nrows width
+	(($(nsides "$cmp") == 2)) || { bar_chart_n "$@"; return; }
 	jq -r --arg m "$m" '[.rows[] | select(.metric == $m)] | to_entries[] |
 		[.key, (.value.row // "-"), (.value.a.median // "NaN"), (.value.b.median // "NaN")] | @tsv' \
 		"$cmp" >"$d.bars"
@@ -196,8 +282,47 @@ latency_data() {
 	   | [med, min, max]] | add) | @tsv' "$@"
 }
 
+# N sides: the same lines per side, told apart by point and dash type.
+latency_chart_n() { # EXPDIR FILE -> 0 when drawn
+	local e=$1 name=$2 d=$plots/$2 n i s files xt plot=() off k caption=''
+	local pts=(7 6 5 4 9 8 13 12) q=(p50 p99 p99.9) qc=('#2a7ab0' '#d9822b' '#b03a2e')
+	n=$(nsides "$e/compare.json")
+	for ((i = 0; i < n; i++)); do
+		s=${letters:i:1}
+		files=("$e"/runs/"$s"-*.json)
+		[[ -f ${files[0]} ]] || { rm -f "$d".[A-H]; return 1; }
+		latency_data "${files[@]}" >"$d.$s"
+		[[ -s $d.$s ]] || { rm -f "$d".[A-H]; return 1; }
+	done
+	for ((k = 0; k < 3; k++)); do
+		for ((i = 0; i < n; i++)); do
+			s=${letters:i:1}
+			off=$(printf '%+.2f' "$(echo "($i - ($n - 1) / 2) * 0.12" | bc -l)")
+			plot+=("$(gpq "$d.$s") using (\$1$off):$((4 + 3 * k)):$((5 + 3 * k)):$((6 + 3 * k)) with yerrorlines lc rgb '${qc[k]}' pt ${pts[i]} dt $((i + 1)) title '${q[k]} $s'")
+		done
+	done
+	xt=$(awk -F'\t' '{ printf "%s\"%s\" %d", (NR > 1 ? ", " : ""), $2, $1 }' "$d.A")
+	gnuplot_svg "$name" "set datafile separator '\t'
+set title 'latency per pass: median over the runs of the slowest vCPU (bars: min to max of the runs)'
+set logscale y
+set ylabel 'us (log)'
+set grid ytics lc rgb '#dddddd'
+set key outside right top
+set xtics ($xt)
+set xrange [-0.5:$(wc -l <"$d.A")-0.5]
+plot $(IFS=,; echo "${plot[*]}")" "820,380"
+	for ((i = 0; i < n; i++)); do
+		s=${letters:i:1}
+		caption+="${caption:+, }$s = $(jq -r --argjson i "$i" '.sides[$i].label' "$e/compare.json")"
+		caption+=" ($(awk -F'\t' 'NR == 1 { print $3 }' "$d.$s") runs)"
+	done
+	printf '<p class="caption">%s.</p>\n' "$(esc "$caption")"
+	rm -f "$d".[A-H]
+}
+
 latency_chart() { # EXPDIR FILE -> 0 when drawn
 	local e=$1 name=$2 d=$plots/$2 s files n=() la lb xt
+	(($(nsides "$e/compare.json") == 2)) || { latency_chart_n "$@"; return; }
 	la=$(jq -r '.a.label // "A"' "$e/compare.json") lb=$(jq -r '.b.label // "B"' "$e/compare.json")
 	for s in A B; do
 		files=("$e"/runs/"$s"-*.json)
@@ -228,9 +353,54 @@ plot $(gpq "$d.A") using (\$1-0.06):4:5:6 with yerrorlines lc rgb '#2a7ab0' pt 7
 
 # ---- the trend of the headline metric -----------------------------------
 
+# N sides (tonight's count): one line per row and side, the side's dash
+# type; a night with fewer sides leaves its points out.
+trend_chart_n() { # EXP METRIC FILE NSIDES -> 0 when drawn
+	local x=$1 m=$2 name=$3 ns=$4 d=$plots/$3 i=0 n nl have=0 rows r plot=() c=0 xt='' logy='' k
+	local pts=(7 6 5 4 9 8 13 12)
+	: >"$d.tsv"
+	for n in "${nights[@]}"; do
+		nl=$(cd "$n" && pwd)
+		xt+="${xt:+, }\"${nl##*/}\" $i"
+		if [[ -f $n/$x/compare.json ]]; then
+			have=$((have + 1))
+			jq -r --arg m "$m" --argjson i "$i" --argjson ns "$ns" '.rows[] |
+				select(.metric == $m) | [(.sides // [.a, .b])[] | .median // "NaN"] as $v |
+				[$i, (.row // "-")] + [range(0; $ns) | $v[.] // "NaN"] | @tsv' \
+				"$n/$x/compare.json" >>"$d.tsv"
+		fi
+		i=$((i + 1))
+	done
+	((have >= 2)) || { rm -f "$d.tsv"; return 1; }
+	mapfile -t rows < <(cut -f2 "$d.tsv" | awk '!seen[$0]++')
+	for r in "${rows[@]}"; do
+		awk -F'\t' -v r="$r" '$2 == r' "$d.tsv" >"$d.$c"
+		for ((k = 0; k < ns; k++)); do
+			plot+=("$(gpq "$d.$c") using 1:$((k + 3)) with linespoints lc rgb '${colors[c % 8]}' pt ${pts[k]} dt $((k + 1)) title $(gpq "$r ${letters:k:1}")")
+		done
+		c=$((c + 1))
+	done
+	awk -F'\t' 'BEGIN { lo = 1e300; hi = 0 }
+		{ for (k = 3; k <= NF; k++) { if ($k == "NaN") continue; if ($k <= 0) exit 1
+		  if ($k < lo) lo = $k; if ($k > hi) hi = $k } }
+		END { exit !(hi > 0 && hi / lo >= 20) }' "$d.tsv" && logy='set logscale y'
+	gnuplot_svg "$name" "set datafile separator '\t'
+set title $(gpq "$m over the nights: median of each side per row (A solid, B dashed, C ... dash types 3 on)")
+$logy
+set grid ytics lc rgb '#dddddd'
+set key outside right top
+set xtics ($xt) rotate by -25
+set xrange [-0.3:$((i - 1)).3]
+$([[ $logy ]] || echo 'set yrange [0:*]')
+plot $(IFS=,; echo "${plot[*]}")" "900,400"
+	rm -f "$d".*[0-9] "$d.tsv"
+}
+
 trend_chart() { # EXP METRIC FILE -> 0 when drawn (two nights or more)
 	local x=$1 m=$2 name=$3 d=$plots/$3 i=0 n nl have=0 rows r plot=() c=0 xt='' logy=''
-	local colors=('#4c72b0' '#dd8452' '#55a868' '#c44e52' '#8172b3' '#937860' '#da8bc3' '#8c8c8c')
+	local ns
+	ns=$(nsides "$last/$x/compare.json")
+	((ns == 2)) || { trend_chart_n "$@" "$ns"; return; }
 	: >"$d.tsv"
 	for n in "${nights[@]}"; do
 		nl=$(cd "$n" && pwd)
@@ -270,8 +440,30 @@ plot $(IFS=,; echo "${plot[*]}")" "860,380"
 
 # ---- the environment -----------------------------------------------------
 
+# N sides: each side's first run, else what compare.json says of it.
+env_rows_n() { # EXP EXPDIR
+	local x=$1 e=$2 i s f label
+	for ((i = 0; i < $(nsides "$e/compare.json"); i++)); do
+		s=${letters:i:1}
+		label=$(jq -r --argjson i "$i" '.sides[$i].label' "$e/compare.json")
+		f=$e/runs/$s-1.json
+		if [[ -f $f ]]; then
+			jq -r --arg x "$x" --arg s "$s: $label" '.env |
+				[$x, $s, .arch, .kernel, .mmu, .cpu_model, .mmubench_version] |
+				map(. // "-" | tostring | @html) |
+				"<tr><td>" + join("</td><td>") + "</td></tr>"' "$f"
+		else
+			jq -r --arg x "$x" --arg s "$s: $label" --argjson i "$i" '
+				[$x, $s, "-", .sides[$i].kernel, .sides[$i].mmu, "-", "- (no run JSON)"] |
+				map(. // "-" | tostring | @html) |
+				"<tr><td>" + join("</td><td>") + "</td></tr>"' "$e/compare.json"
+		fi
+	done
+}
+
 env_rows() { # EXP EXPDIR
 	local x=$1 e=$2 s f label
+	(($(nsides "$e/compare.json") == 2)) || { env_rows_n "$@"; return; }
 	for s in a b; do
 		label=$(jq -r --arg s "$s" '.[$s].label // ($s | ascii_upcase)' "$e/compare.json")
 		f=''
@@ -324,8 +516,9 @@ pre { background: #f7f7f7; padding: 0.5em; overflow-x: auto; font-size: 0.85em; 
 <p>The night in <code>$(esc "$name")</code>; trends over ${#nights[@]} night(s), oldest first:
 $(for n in "${nights[@]}"; do n=$(cd "$n" && pwd); printf '<code>%s</code> ' "$(esc "${n##*/}")"; done).
 Made by <code>ci/report.sh</code> on $(date -u '+%Y-%m-%d %H:%M UTC').
-A is the original kernel, B the patched one (ci/ab.sh); a row is green when both
-Student&#39;s t and Mann-Whitney find a difference at 95 %.</p>
+A is the original kernel, B the patched one (ci/ab.sh; with several series B, C, ...,
+each against A); a row is green when both Student&#39;s t and Mann-Whitney find a
+difference at 95 % (with several series: for one of them at least).</p>
 <h2 id="summary">Experiments</h2>
 <ul>
 EOF
@@ -336,7 +529,12 @@ EOF
 			reported=$((reported + 1))
 			printf '<li><a href="#%s">%s</a>: %s rows, %s%s</li>\n' "$x" "$x" \
 				"$(jq '.rows | length' "$last/$x/compare.json")" \
-				"$(jq -r '"\([.rows[] | select(.ttest.significant and .mann_whitney.significant)] | length) differ at 95 % by both tests"' "$last/$x/compare.json")" \
+				"$(jq -r 'if (.sides // [] | length) > 2 then
+					"against A, " + ([range(1; .sides | length) as $i |
+					"\("ABCDEFGH"[$i:$i + 1]): \([.rows[] | select(.vs[$i - 1] |
+					.ttest.significant and .mann_whitney.significant)] | length)"] |
+					join(", ")) + " differ at 95 % by both tests"
+				else "\([.rows[] | select(.ttest.significant and .mann_whitney.significant)] | length) differ at 95 % by both tests" end' "$last/$x/compare.json")" \
 				"$([[ $st == failed* ]] && printf '; <span class="missing">the step %s</span>' "$(esc "$st")")"
 		else
 			missing=$((missing + 1))
@@ -370,7 +568,10 @@ EOF
 		[[ -f $e/compare.json ]] || continue
 		printf '<h2 id="%s">%s</h2>\n' "$x" "$x"
 		[[ -z ${about[$x]:-} ]] || printf '<p>%s</p>\n' "${about[$x]}"
-		jq -r '"<p>A = \(.a.label | @html) (\(.a.runs) runs), B = \(.b.label | @html) (\(.b.runs) runs), scenario \(.scenario | @html).</p>"' "$e/compare.json"
+		jq -r 'if (.sides // [] | length) > 2 then
+			"<p>" + ([.sides | to_entries[] | "\("ABCDEFGH"[.key:.key + 1]) = \(.value.label | @html) (\(.value.runs) runs)"] |
+			join(", ")) + ", scenario \(.scenario | @html); B, C, ... each against A.</p>"
+		else "<p>A = \(.a.label | @html) (\(.a.runs) runs), B = \(.b.label | @html) (\(.b.runs) runs), scenario \(.scenario | @html).</p>" end' "$e/compare.json"
 		[[ ! -f $e/command.txt ]] || printf '<p class="caption">command: <code>%s</code></p>\n' "$(esc "$(cat "$e/command.txt")")"
 		jq -r '.notes[]? | "<p class=\"caption\">note: \(@html)</p>"' "$e/compare.json"
 		mi=0
@@ -379,7 +580,7 @@ EOF
 			printf '<h3>%s</h3>\n' "$(esc "$m")"
 			metric_table "$e/compare.json" "$m"
 			bar_chart "$e/compare.json" "$m" "$x-bars-$mi.svg"
-			img "$x-bars-$mi.svg" "$x $m: A and B medians, every run"
+			img "$x-bars-$mi.svg" "$x $m: $([[ $(nsides "$e/compare.json") == 2 ]] && echo "A and B" || echo "each side's") medians, every run"
 		done < <(metrics_of "$e/compare.json")
 		echo "<h3>Latency per pass</h3>"
 		if latency_chart "$e" "$x-latency.svg" >"$plots/.caption"; then
