@@ -191,6 +191,27 @@ setup() {
 	assert_line "mmubench: no row is in both $A and $C.c4: nothing was compared"
 }
 
+# Seed 001's second table: zap's kernel-probe p99.9 of the mmu_lock wait
+# is fwait_p999_us; documents from before have it as kernel_fwait_p999_us.
+@test "compare: zap's fwait_p999_us is a table; kernel_fwait_p999_us where older documents have it" {
+	fake_zap "$A" same4 330.1 341.2 335.7 328.9 333.3
+	fake_zap "$B" same4 61.9 55.2 60.1 58.8 62.4
+	jq '.results.runs[].zap |= (del(.kernel_fwait_p999_us) | .fwait_p999_us = .zap_total_ms / 4)' "$A" >"$A.new"
+	jq '.results.runs[].zap |= (del(.kernel_fwait_p999_us) | .fwait_p999_us = .zap_total_ms / 4)' "$B" >"$B.new"
+	run "$MMUBENCH" compare "$A.new" "$B.new"
+	assert_success
+	assert_line 'fwait_p999_us  (results.runs[].zap.fwait_p999_us)'
+	assert_line --regexp '^  same4 +5 +5 +83\.33 +15\.03 +0\.180 '
+	# The old name is in neither: no table, no note.
+	refute_output --partial kernel_fwait_p999_us
+	jq '.results.runs[].zap.kernel_fwait_p999_us = .results.runs[0].zap.zap_total_ms' "$A" >"$A.old"
+	jq '.results.runs[].zap.kernel_fwait_p999_us = .results.runs[0].zap.zap_total_ms' "$B" >"$B.old"
+	run "$MMUBENCH" compare "$A.old" "$B.old"
+	assert_success
+	assert_line 'kernel_fwait_p999_us  (results.runs[].zap.kernel_fwait_p999_us)'
+	assert_line --partial 'note: fwait_p999_us: skipped, in neither document (no "fwait_p999_us" in results.runs[0].zap)'
+}
+
 @test "merge: runs concatenated, numbers kept as written; compare reads it" {
 	fake_zap "$A" same4 1.5 2.5
 	fake_zap "$B" same4 3.5
