@@ -291,14 +291,15 @@ static void test_rows(struct metric *m, int nsides)
 			if (r->n[s] && stats_summarize(r->v[s], r->n[s],
 						       &r->s[s]))
 				die("out of memory");
-		/* Every side against the reference, never against each other. */
+		/* Each side against the reference, not against each other. */
 		for (int s = 1; s < nsides; s++) {
 			if (!r->n[0] || !r->n[s])
 				continue;
 			if (stats_mwu(r->v[0], r->n[0], r->v[s], r->n[s],
 				      COMPARE_LEVEL, &r->mw[s]))
 				die("out of memory");
-			stats_ttest(&r->s[0], &r->s[s], COMPARE_LEVEL, &r->t[s]);
+			stats_ttest(&r->s[0], &r->s[s], COMPARE_LEVEL,
+				    &r->t[s]);
 			r->tested[s] = true;
 			r->any = true;
 		}
@@ -386,9 +387,9 @@ static void skipped_notes(struct compare *c)
 		else
 			for (int s = 0; s < c->nsides; s++)
 				if (!m->found[s])
-					note(c, "%s: not in %c; %s: %s", m->name,
-					     side_letter(s), c->side[s].file,
-					     m->why[s]);
+					note(c, "%s: not in %c; %s: %s",
+					     m->name, side_letter(s),
+					     c->side[s].file, m->why[s]);
 	}
 }
 
@@ -412,7 +413,8 @@ static void parse_labels(struct compare *c)
 			c->side[n].label = p;
 	}
 	if (c->nsides == 2 && (n != 2 || empty))
-		die("--labels %s: expected two names, NAME_A,NAME_B", c->labels);
+		die("--labels %s: expected two names, NAME_A,NAME_B",
+		    c->labels);
 	if (n != c->nsides || empty)
 		die("--labels %s: expected %d names, one per document, none "
 		    "empty", c->labels, c->nsides);

@@ -47,7 +47,8 @@ struct metric {
 	struct row *rows;
 	size_t nrows, cap;
 	size_t found[COMPARE_MAX_SIDES];	/* runs with a value */
-	char why[COMPARE_MAX_SIDES][256];	/* why the first run had none */
+	/* Why the first run had none. */
+	char why[COMPARE_MAX_SIDES][256];
 };
 
 struct compare {
@@ -56,7 +57,7 @@ struct compare {
 	struct metric *m;
 	size_t nm;
 	const char *json;
-	char *labels;		/* --labels, split once the documents are known */
+	char *labels;		/* --labels, split after the files */
 	bool runs;		/* --runs: every run's value too */
 	char **notes;
 	size_t nnotes;

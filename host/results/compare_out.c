@@ -307,7 +307,7 @@ static json_t *json_row(const struct compare *c, const struct metric *m,
 	jset(o, "metric", json_string(m->name));
 	jset(o, "path", json_string(m->path.text));
 	jset(o, "row", json_string(r->label));
-	/* The first pair as with two documents: two-side readers keep working. */
+	/* The first pair, as with two documents, for two-side readers. */
 	jset(o, "a", json_summary(&r->s[0], r, 0));
 	jset(o, "b", json_summary(&r->s[1], r, 1));
 	jset(o, "ratio", jnum(r->s[0].median ?
