@@ -81,7 +81,27 @@ ab_kernel() {
 	kernel_image[$1]=$(tail -n1 "$log")
 }
 
-# The end: runs/SIDE-I.json of both sides into A.json and B.json, and
+# ab_sides: from series (NAME or NAME,NAME,...) the sides A B C ... and
+# their kernels, names=(original NAME ...): side A is always the original.
+ab_sides() {
+	local letters=ABCDEFGH s list
+	IFS=, read -ra list <<<"$series"
+	sides=(A) names=(original)
+	for s in "${list[@]}"; do
+		sides+=("${letters:${#sides[@]}:1}")
+		names+=("$s")
+	done
+	nsides=${#sides[@]}
+}
+
+side_name() { # SIDE: its kernel, original for A
+	local k
+	for k in "${!sides[@]}"; do
+		[[ ${sides[k]} != "$1" ]] || { echo "${names[k]}"; return; }
+	done
+}
+
+# The end: runs/SIDE-I.json of each side into A.json, B.json, ..., and
 # "mmubench compare" of them into compare.txt and compare.json.
 ab_merge() { # SIDE
 	local files=() i
@@ -89,11 +109,15 @@ ab_merge() { # SIDE
 	"$tool" merge "$out/$1.json" "${files[@]}"
 }
 ab_merge_compare() {
-	local rc=0
-	clock "merge, compare" ab_merge A
-	clock "merge, compare" ab_merge B
-	clock "merge, compare" "$tool" compare "$out/A.json" "$out/B.json" \
-		--labels "original,$series" --json "$out/compare.json" \
+	local rc=0 s docs=() labels
+	ab_sides
+	for s in "${sides[@]}"; do
+		clock "merge, compare" ab_merge "$s"
+		docs+=("$out/$s.json")
+	done
+	labels=$(IFS=,; echo "${names[*]}")
+	clock "merge, compare" "$tool" compare "${docs[@]}" \
+		--labels "$labels" --json "$out/compare.json" \
 		"${compare_opts[@]}" >"$out/compare.txt" || rc=$?
 	cat "$out/compare.txt"
 	((rc == 0)) || die "mmubench compare failed (exit $rc)"
@@ -102,12 +126,13 @@ ab_merge_compare() {
 # The first lines of time.txt: where the time went, each side's boots.
 ab_time_table() {
 	local k
+	ab_sides
 	echo "where the time went (seconds):"
 	for k in "${order[@]}"; do
 		case $k in
-		"runs A"|"runs B")
+		"runs "[A-H])
 			printf '  %-40s %8.1f  (%d boot%s, %.1f each)\n' \
-				"$k ($([[ $k == "runs A" ]] && echo original || echo "$series"))" \
+				"$k ($(side_name "${k#runs }"))" \
 				"${took[$k]}" "$repeat" "$( ((repeat > 1)) && echo s)" \
 				"$(echo "${took[$k]} / $repeat" | bc -l)" ;;
 		*)	printf '  %-40s %8.1f\n' "$k" "${took[$k]}" ;;

@@ -4,9 +4,11 @@
 # A/B in one command: the original L1 kernel (A) against the same kernel
 # with patches/NAME (B), one nested boot per run, alternating A B A B so
 # that a drift of the machine (load, thermal) hits both sides alike.
+# With --series NAME1,NAME2,... (up to 7) the sides are A B C ..., each
+# series one kernel, alternating A B C A B C, compared in one table.
 #
-#   ci/ab.sh --series NAME [--arch A] [--repeat R] [--cpu MODEL]
-#            [--append KARGS] [--mem SIZE] [--out DIR] [--timeout SEC]
+#   ci/ab.sh --series NAME[,NAME...] [--arch A] [--repeat R] [--cpu MODEL]
+#            [--append KARGS] [--mem SIZE] [--smp N] [--out DIR] [--timeout SEC]
 #            [--runs] [--kernel 6.1] [--mmubench BIN] [--guest FILE]
 #            [--] SCENARIO OPTIONS...
 #
@@ -17,8 +19,8 @@
 #
 # Every run's JSON and output stay in DIR (default ./ab-NAME-DATE):
 #   runs/A-1.json runs/A-1.log ...  every run
-#   A.json B.json                   each side's runs in one document
-#   compare.txt compare.json        "mmubench compare A.json B.json"
+#   A.json B.json [C.json ...]      each side's runs in one document
+#   compare.txt compare.json        "mmubench compare A.json B.json ..."
 #   time.txt                        where the time went
 #   runs/SIDE-I.log.failed          a run redone once (ci/retry.sh)
 # --series original is an A/A run: the noise floor of the setup.
@@ -52,13 +54,13 @@ while (($#)); do
 	# The first word that is not an option is the scenario.
 	[[ $1 == -* ]] || break
 	case $1 in
-	--series|--arch|--repeat|--cpu|--append|--mem|--out|--timeout|--mmubench|--guest|--kernel)
+	--series|--arch|--repeat|--cpu|--append|--mem|--smp|--out|--timeout|--mmubench|--guest|--kernel)
 		(($# >= 2)) || die "$1 needs a value" 2 ;;&
 	--kernel) [[ $2 == 6.1 ]] || die "--kernel $2: only 6.1 (Debian's linux-source-6.1) is built here" 2 ;;
 	--series) series=$2 ;;
 	--arch) arch=$2 ;;
 	--repeat) repeat=$2 ;;
-	--cpu|--append|--mem|--timeout) run_opts+=("$1" "$2") ;;
+	--cpu|--append|--mem|--smp|--timeout) run_opts+=("$1" "$2") ;;
 	--out) out=$2 ;;
 	--mmubench) bin=$2 ;;
 	--guest) guest=$2 ;;
@@ -69,7 +71,11 @@ while (($#)); do
 	shift 2
 done
 [[ $series ]] || die "--series NAME is required (a folder of patches/, or original for A/A)" 2
-[[ $series =~ ^[A-Za-z0-9._-]+$ ]] || die "--series $series: not a series name" 2
+[[ $series =~ ^[A-Za-z0-9._-]+(,[A-Za-z0-9._-]+)*$ ]] ||
+	die "--series $series: not a series name, nor names joined by commas" 2
+IFS=, read -ra series_list <<<"$series"
+((${#series_list[@]} <= 7)) ||
+	die "--series $series: at most 7 series (8 kernels with the original)" 2
 [[ $repeat =~ ^[1-9][0-9]*$ ]] || die "--repeat $repeat: expected a number >= 1" 2
 (($#)) || die "no scenario after --: e.g. -- zap --zap same4 -v 2 -b 32m" 2
 # Without "--", a --repeat among the scenario's options is ab's: boots.
@@ -90,7 +96,18 @@ if ((!dashdash)); then
 fi
 ab_check_scenario "$@"
 scenario=("$@")
-: "${out:=./ab-$series-$(date +%Y%m%d-%H%M%S)}"
+# Every name before any kernel builds or boots: a folder of patches/ (or
+# MMUBENCH_PATCHES, as ci/kernel/build.sh reads it), or original.
+pdir=${MMUBENCH_PATCHES:-$repo/patches}
+declare -A seen=()
+for s in "${series_list[@]}"; do
+	[[ -z ${seen[$s]+x} ]] || die "--series $series: $s is named twice" 2
+	seen[$s]=1
+	[[ $s == original || -d $pdir/$s ]] ||
+		die "--series $s: no such series (a folder of $pdir, or original for A/A)" 2
+done
+ab_sides
+: "${out:=./ab-${series//,/+}-$(date +%Y%m%d-%H%M%S)}"
 ab_out "$out"
 printf '%q ' "$0" --series "$series" --arch "$arch" --repeat "$repeat" \
 	"${run_opts[@]}" -- "$@" >"$out/command.txt"
@@ -103,7 +120,9 @@ t_all=$EPOCHREALTIME
 ab_harness
 
 ab_kernel original
-[[ $series == original ]] || ab_kernel "$series"
+for s in "${series_list[@]}"; do
+	[[ $s == original ]] || ab_kernel "$s"
+done
 
 # On a terminal (stdout and stderr both), the line mmubench's runs show
 # (host/util/progress.h): which run boots, how many are done, the time
@@ -120,13 +139,21 @@ progress_time() { # SECONDS
 	else printf '%d h %02d min' $((s / 3600)) $((s / 60 % 60)); fi
 }
 progress() { # SIDE INDEX NAME: the run about to boot
-	local total=$((2 * repeat)) done=$((2 * ($2 - 1))) line left cols
+	local total=$((nsides * repeat)) done=$((nsides * ($2 - 1))) line left cols
+	local k spent=0
 	((progress_on)) || return 0
 	(($(echo "($EPOCHREALTIME - $t_all) * 1000 >= $progress_after" | bc))) || return 0
-	[[ $1 == B ]] && done=$((done + 1))
+	# The sides booted before this one in this repeat.
+	for k in "${sides[@]}"; do
+		[[ $k != "$1" ]] || break
+		done=$((done + 1))
+	done
 	line="ab: $1 kernel run $2/$repeat ($3) ($done/$total done"
 	if ((done)); then
-		left=$(echo "(${took[runs A]:-0} + ${took[runs B]:-0}) / $done * ($total - $done)" | bc -l)
+		for k in "${sides[@]}"; do
+			spent=$(echo "$spent + ${took[runs $k]:-0}" | bc -l)
+		done
+		left=$(echo "$spent / $done * ($total - $done)" | bc -l)
 		line+=", $(progress_time "$left") left"
 	fi
 	cols=$(tput cols 2>/dev/null) || cols=80
@@ -145,8 +172,8 @@ progress_erase() {
 # said so; any other failure ends the experiment.
 redone=()
 one_run() { # SIDE INDEX
-	local side=$1 i=$2 name=original log rc why try t0=$EPOCHREALTIME
-	[[ $side == A ]] || name=$series
+	local side=$1 i=$2 name log rc why try t0=$EPOCHREALTIME
+	name=$(side_name "$side")
 	log=$out/runs/$side-$i.log
 	for try in 1 2; do
 		rc=0
@@ -169,8 +196,9 @@ one_run() { # SIDE INDEX
 		"$name" "$(echo "$EPOCHREALTIME - $t0" | bc)" >&2
 }
 for ((i = 1; i <= repeat; i++)); do
-	one_run A "$i"
-	one_run B "$i"
+	for s in "${sides[@]}"; do
+		one_run "$s" "$i"
+	done
 done
 
 ab_merge_compare

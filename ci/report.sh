@@ -77,6 +77,7 @@ declare -A about=(
 	[seed001]='x86_64, original against tdp-mmu-unlink-empty-leaf-tables: the cover letter&#39;s six invalidation patterns'
 	[seed002]='x86_64, original against x86-nx-skip-dirty-tracked-recovery: NX recovery worker&#39;s CPU time and what it zapped'
 	[seed003]='x86_64, an A/A run (upstream since 5.7): enabling with and without INITIALLY_SET; the noise floor'
+	[seed001-paper]='x86_64, seed 001 at its own configuration (4 vCPUs): original against tdp-mmu-unlink-empty-leaf-tables (v2) and tdp-mmu-no-unlink-control (v2&#39;s iterator, no unlink)'
 	[peer]='x86_64: the kernel&#39;s dirty_log_perf_test (A) beside mmubench dirty-log (B)'
 )
 # The same experiments on the booted kernel (ci/nightly --direct).
@@ -91,6 +92,7 @@ declare -A about_direct=(
 declare -A headline=(
 	[seed000]=first_harvest_reported [seed000-migration]=total_ms
 	[seed001]=zap_total_ms [seed002]=worker_ms [seed003]='enable_ms (--table)'
+	[seed001-paper]=zap_total_ms
 )
 add_experiment() {
 	[[ " ${experiments[*]} " == *" $1 "* ]] || experiments+=("$1")
@@ -245,9 +247,54 @@ noise_note() { # EXP
 	fi
 }
 
+# Sides of a comparison: 2, or more for an N-way ci/ab.sh --series a,b,...
+# ("sides" of compare.json; one median column and one bar each).
+nsides() { # COMPARE.json
+	jq '(.sides // [.a, .b]) | length' "$1"
+}
+letters=ABCDEFGH
+colors=('#4c72b0' '#dd8452' '#55a868' '#c44e52' '#8172b3' '#937860' '#da8bc3' '#8c8c8c')
+dark=('#1b2f55' '#7a3a10' '#1f4d2b' '#5e1f22' '#3b2f66' '#4a3a2a' '#6b3560' '#444444')
+
 # ---- one metric: its table and its bar chart -------------------------------
 
+# N sides: each side's runs and median, then per side its ratio to A and
+# the two verdicts (the intervals are in compare.txt and compare.json).
+metric_table_n() { # COMPARE.json METRIC
+	jq -r --arg m "$2" '.rows[] | select(.metric == $m) |
+		[(.row // "-" | @html), (.sides[] | .n), (.sides[] | .median),
+		 (.vs[] | .ratio, .ttest.significant, .mann_whitney.significant)] | @tsv' "$1" |
+	awk -F'\t' -v n="$(nsides "$1")" -v L="$letters" '
+	function num(x) { return x == "" ? "&ndash;" : (x >= 1000 || x <= -1000) ? sprintf("%.0f", x) : sprintf("%#.4g", x) }
+	function yn(x) { return x == "true" ? "yes" : x == "false" ? "no" : "&ndash;" }
+	BEGIN {
+		printf "<table>\n<thead><tr><th>row</th>"
+		for (i = 1; i <= n; i++) printf "<th>n%s</th>", substr(L, i, 1)
+		for (i = 1; i <= n; i++) printf "<th>%s median</th>", substr(L, i, 1)
+		for (i = 2; i <= n; i++) printf "<th>%s/A</th><th>t</th><th>MW</th>", substr(L, i, 1)
+		print "</tr></thead><tbody>"
+	}
+	{
+		sig = 0
+		for (i = 2; i <= n; i++) {
+			k = 2 + 2 * n + 3 * (i - 2)
+			if ($(k + 1) == "true" && $(k + 2) == "true") sig = 1
+		}
+		printf "<tr%s><td>%s</td>", sig ? " class=\"sig\"" : "", $1
+		for (i = 1; i <= n; i++) printf "<td>%s</td>", $(1 + i) == "" ? "&ndash;" : $(1 + i)
+		for (i = 1; i <= n; i++) printf "<td>%s</td>", num($(1 + n + i))
+		for (i = 2; i <= n; i++) {
+			k = 2 + 2 * n + 3 * (i - 2)
+			printf "<td>%s</td><td>%s</td><td>%s</td>", $k == "" ? "&ndash;" : sprintf("%.3f", $k),
+				yn($(k + 1)), yn($(k + 2))
+		}
+		print "</tr>"
+	}
+	END { print "</tbody></table>" }'
+}
+
 metric_table() { # COMPARE.json METRIC [NOISE: "ROW<TAB>FLOOR" lines]
+	(($(nsides "$1") == 2)) || { metric_table_n "$1" "$2"; return; }
 	jq -r --arg m "$2" '.rows[] | select(.metric == $m) |
 		[(.row // "-" | @html), .a.n, .b.n, .a.median, .b.median, .ratio,
 		 (if .ttest.valid then .ttest.diff else null end),
@@ -293,10 +340,49 @@ direct_table() { # COMPARE.json METRIC
 	END { print "</tbody></table>" }'
 }
 
+# N sides: one bar per side and row, every run a point on its bar.
+bar_chart_n() { # COMPARE.json METRIC FILE
+	local cmp=$1 m=$2 name=$3 d=$plots/$3 n nrows width i w plot=() label
+	n=$(nsides "$cmp")
+	w=$(echo "0.8 / $n" | bc -l)
+	jq -r --arg m "$m" '[.rows[] | select(.metric == $m)] | to_entries[] |
+		[.key, (.value.row // "-"), (.value.sides[] | .median // "NaN")] | @tsv' \
+		"$cmp" >"$d.bars"
+	for ((i = 0; i < n; i++)); do
+		jq -r --arg m "$m" --argjson s "$i" --argjson n "$n" --argjson w "$w" '
+			[.rows[] | select(.metric == $m)] | to_entries[] | .key as $r |
+			(.value.sides[$s].values // [] | length as $k | to_entries[] | select(.value != null) |
+			 [$r + ($s - ($n - 1) / 2) * $w + ((.key + 0.5) / $k - 0.5) * $w * 0.65, .value]) | @tsv' \
+			"$cmp" >"$d.pts$i"
+		label=$(jq -r --argjson s "$i" '.sides[$s].label' "$cmp")
+		plot+=("$(gpq "$d.bars") using (\$1+($i-($n-1)/2.0)*$w):$((i + 3))$( ((i)) || echo ':xtic(2)') with boxes lc rgb '${colors[i]}' title $(gpq "${letters:i:1}: $label")")
+	done
+	for ((i = 0; i < n; i++)); do
+		plot+=("$(gpq "$d.pts$i") using 1:2 with points pt 7 ps 0.6 lc rgb '${dark[i]}' title '${letters:i:1} runs'")
+	done
+	nrows=$(wc -l <"$d.bars")
+	width=$((nrows * (50 * n + 10) + 260))
+	((width >= 520)) || width=520
+	((width <= 1400)) || width=1400
+	gnuplot_svg "$name" "set datafile separator '\t'
+set title $(gpq "$m")
+set style fill solid 0.45 border -1
+set boxwidth $(echo "$w * 0.95" | bc -l)
+set xrange [-0.6:$nrows-0.4]
+set yrange [0:*]
+set grid ytics lc rgb '#dddddd'
+set key outside bottom center horizontal
+set xtics nomirror $([[ $nrows -gt 4 ]] && echo 'rotate by -25')
+set offsets 0, 0, graph 0.05, 0
+plot $(IFS=,; echo "${plot[*]}")" "$width,360"
+	rm -f "$d".bars "$d".pts*
+}
+
 # Bars: each side's median per row (SIDES "ab"), or one kernel's ("a");
 # every run's value a point spread across its bar.
 bar_chart() { # COMPARE.json METRIC FILE [SIDES [LABEL]]
 	local cmp=$1 m=$2 name=$3 sides=${4:-ab} d=$plots/$3 la lb nrows width plot
+	[[ $sides == a ]] || (($(nsides "$cmp") == 2)) || { bar_chart_n "$cmp" "$m" "$name"; return; }
 	jq -r --arg m "$m" '[.rows[] | select(.metric == $m)] | to_entries[] |
 		[.key, (.value.row // "-"), (.value.a.median // "NaN"), (.value.b.median // "NaN")] | @tsv' \
 		"$cmp" >"$d.bars"
@@ -359,10 +445,12 @@ latency_data() {
 	   | [med, min, max]] | add) | @tsv' "$@"
 }
 
-# One side (a direct run) or two (A and B), each "NAME LABEL GLOB": the
-# side's name in the key (none with one side), its label, its run files.
-latency_chart() { # FILE NAME LABEL GLOB [NAME LABEL GLOB] -> 0 when drawn
-	local name=$1 d=$plots/$1 s=0 k files names=() labels=() plot=() off pt dt t
+# One side (a direct run) or more (A, B, ...), each "NAME LABEL GLOB":
+# the side's name in the key (none with one side), its label, its run
+# files; the sides told apart by point and dash type.
+latency_chart() { # FILE NAME LABEL GLOB [NAME LABEL GLOB]... -> 0 when drawn
+	local name=$1 d=$plots/$1 s=0 k files names=() labels=() plot=() off pt dt t caption=''
+	local marks=(7 6 5 4 9 8 13 12)
 	shift
 	while (($# >= 3)); do
 		mapfile -t files < <(compgen -G "$3")
@@ -373,12 +461,14 @@ latency_chart() { # FILE NAME LABEL GLOB [NAME LABEL GLOB] -> 0 when drawn
 		shift 3
 	done
 	for ((k = 0; k < s; k++)); do
-		off=0 pt=7 dt=1 t=''
-		((s == 1)) || { off=$([[ $k == 0 ]] && echo -0.06 || echo 0.06); t=" ${names[k]}"; }
-		((k == 0)) || pt=6 dt=2
-		plot+=("$(gpq "$d.$k") using (\$1+$off):4:5:6 with yerrorlines lc rgb '#2a7ab0' pt $pt dt $dt title 'p50$t'"
-		       "$(gpq "$d.$k") using (\$1+$off):7:8:9 with yerrorlines lc rgb '#d9822b' pt $pt dt $dt title 'p99$t'"
-		       "$(gpq "$d.$k") using (\$1+$off):10:11:12 with yerrorlines lc rgb '#b03a2e' pt $pt dt $dt title 'p99.9$t'")
+		off=+0 pt=${marks[k]} dt=$((k + 1)) t=''
+		if ((s > 1)); then
+			off=$(printf '%+.2f' "$(echo "($k - ($s - 1) / 2) * 0.12" | bc -l)")
+			t=" ${names[k]}"
+		fi
+		plot+=("$(gpq "$d.$k") using (\$1$off):4:5:6 with yerrorlines lc rgb '#2a7ab0' pt $pt dt $dt title 'p50$t'"
+		       "$(gpq "$d.$k") using (\$1$off):7:8:9 with yerrorlines lc rgb '#d9822b' pt $pt dt $dt title 'p99$t'"
+		       "$(gpq "$d.$k") using (\$1$off):10:11:12 with yerrorlines lc rgb '#b03a2e' pt $pt dt $dt title 'p99.9$t'")
 	done
 	gnuplot_svg "$name" "set datafile separator '\t'
 set title 'latency per pass: median over the runs of the slowest vCPU (bars: min to max of the runs)'
@@ -388,13 +478,18 @@ set grid ytics lc rgb '#dddddd'
 set key outside right top
 set xtics ($(awk -F'\t' '{ printf "%s\"%s\" %d", (NR > 1 ? ", " : ""), $2, $1 }' "$d.0"))
 set xrange [-0.5:$(wc -l <"$d.0")-0.5]
-plot $(IFS=,; echo "${plot[*]}")" "760,360"
+plot $(IFS=,; echo "${plot[*]}")" "$((s > 2 ? 820 : 760)),$((s > 2 ? 380 : 360))"
 	if ((s == 1)); then
 		printf '<p class="caption">%s; %s runs.</p>\n' "$(esc "${labels[0]}")" \
 			"$(awk -F'\t' 'NR == 1 { print $3 }' "$d.0")"
-	else
+	elif ((s == 2)); then
 		printf '<p class="caption">A = %s, B = %s; %s runs a side.</p>\n' "$(esc "${labels[0]}")" "$(esc "${labels[1]}")" \
 			"$(awk -F'\t' 'NR == 1 { print $3 }' "$d.0") and $(awk -F'\t' 'NR == 1 { print $3 }' "$d.1")"
+	else
+		for ((k = 0; k < s; k++)); do
+			caption+="${caption:+, }${names[k]} = ${labels[k]} ($(awk -F'\t' 'NR == 1 { print $3 }' "$d.$k") runs)"
+		done
+		printf '<p class="caption">%s.</p>\n' "$(esc "$caption")"
 	fi
 	rm -f "$d".[0-9]
 }
@@ -402,18 +497,21 @@ plot $(IFS=,; echo "${plot[*]}")" "760,360"
 # ---- the trend of the headline metric -----------------------------------
 
 # POINTS: one line per point on the x axis, "TIC<TAB>COMPARE.json" (a
-# file that does not exist leaves the point empty).  SIDES "ab": the A
-# and B medians per row; "a": one kernel's.
-trend_chart() { # FILE METRIC SIDES POINTS TITLE -> 0 when drawn (two points with data or more)
-	local name=$1 m=$2 sides=$3 d=$plots/$1 i=0 have=0 rows r plot=() c=0 xt='' logy='' tic f
-	local colors=('#4c72b0' '#dd8452' '#55a868' '#c44e52' '#8172b3' '#937860' '#da8bc3' '#8c8c8c')
+# file that does not exist leaves the point empty).  NSIDES 1: one
+# kernel's medians per row (side a); 2 or more: each side's, A solid, B
+# dashed, C ... the next dash types (a point with fewer sides leaves the
+# others out).
+trend_chart() { # FILE METRIC NSIDES POINTS TITLE -> 0 when drawn (two points with data or more)
+	local name=$1 m=$2 ns=$3 d=$plots/$1 i=0 have=0 rows r plot=() c=0 xt='' logy='' tic f k
+	local marks=(7 6 5 4 9 8 13 12)
 	: >"$d.tsv"
 	while IFS=$'\t' read -r tic f; do
 		xt+="${xt:+, }\"${tic//\"/}\" $i"
 		if [[ -f $f ]]; then
 			have=$((have + 1))
-			jq -r --arg m "$m" --argjson i "$i" --arg s "$sides" '.rows[] | select(.metric == $m) |
-				[$i, (.row // "-"), (.a.median // "NaN"), (if $s == "a" then "NaN" else .b.median // "NaN" end)] | @tsv' \
+			jq -r --arg m "$m" --argjson i "$i" --argjson ns "$ns" '.rows[] |
+				select(.metric == $m) | [(.sides // [.a, .b])[] | .median // "NaN"] as $v |
+				[$i, (.row // "-")] + [range(0; $ns) | $v[.] // "NaN"] | @tsv' \
 				"$f" >>"$d.tsv"
 		fi
 		i=$((i + 1))
@@ -422,17 +520,18 @@ trend_chart() { # FILE METRIC SIDES POINTS TITLE -> 0 when drawn (two points wit
 	mapfile -t rows < <(cut -f2 "$d.tsv" | awk '!seen[$0]++')
 	for r in "${rows[@]}"; do
 		awk -F'\t' -v r="$r" '$2 == r' "$d.tsv" >"$d.$c"
-		if [[ $sides == a ]]; then
+		if ((ns == 1)); then
 			plot+=("$(gpq "$d.$c") using 1:3 with linespoints lc rgb '${colors[c % 8]}' pt 7 dt 1 title $(gpq "$r")")
 		else
-			plot+=("$(gpq "$d.$c") using 1:3 with linespoints lc rgb '${colors[c % 8]}' pt 7 dt 1 title $(gpq "$r A")"
-			       "$(gpq "$d.$c") using 1:4 with linespoints lc rgb '${colors[c % 8]}' pt 6 dt 2 title $(gpq "$r B")")
+			for ((k = 0; k < ns; k++)); do
+				plot+=("$(gpq "$d.$c") using 1:$((k + 3)) with linespoints lc rgb '${colors[c % 8]}' pt ${marks[k]} dt $((k + 1)) title $(gpq "$r ${letters:k:1}")")
+			done
 		fi
 		c=$((c + 1))
 	done
 	# A log axis when every median is positive and they span 20x or more.
 	awk -F'\t' 'BEGIN { lo = 1e300; hi = 0 }
-		{ for (k = 3; k <= 4; k++) { if ($k == "NaN") continue; if ($k <= 0) exit 1
+		{ for (k = 3; k <= NF; k++) { if ($k == "NaN") continue; if ($k <= 0) exit 1
 		  if ($k < lo) lo = $k; if ($k > hi) hi = $k } }
 		END { exit !(hi > 0 && hi / lo >= 20) }' "$d.tsv" && logy='set logscale y'
 	gnuplot_svg "$name" "set datafile separator '\t'
@@ -443,14 +542,36 @@ set key outside right top
 set xtics ($xt) rotate by -25
 set xrange [-0.3:$((i - 1)).3]
 $([[ $logy ]] || echo 'set yrange [0:*]')
-plot $(IFS=,; echo "${plot[*]}")" "860,380"
+plot $(IFS=,; echo "${plot[*]}")" "$((ns > 2 ? 900 : 860)),$((ns > 2 ? 400 : 380))"
 	rm -f "$d".*[0-9] "$d.tsv"
 }
 
 # ---- the environment -----------------------------------------------------
 
+# N sides: each side's first run, else what compare.json says of it.
+env_rows_n() { # EXP EXPDIR [SIDE-PREFIX]
+	local x=$1 e=$2 p=${3:-} i s f label
+	for ((i = 0; i < $(nsides "$e/compare.json"); i++)); do
+		s=${letters:i:1}
+		label=$(jq -r --argjson i "$i" '.sides[$i].label' "$e/compare.json")
+		f=$e/runs/$s-1.json
+		if [[ -f $f ]]; then
+			jq -r --arg x "$x" --arg s "$p$s: $label" '.env |
+				[$x, $s, .arch, .kernel, .mmu, .cpu_model, .mmubench_version] |
+				map(. // "-" | tostring | @html) |
+				"<tr><td>" + join("</td><td>") + "</td></tr>"' "$f"
+		else
+			jq -r --arg x "$x" --arg s "$p$s: $label" --argjson i "$i" '
+				[$x, $s, "-", .sides[$i].kernel, .sides[$i].mmu, "-", "- (no run JSON)"] |
+				map(. // "-" | tostring | @html) |
+				"<tr><td>" + join("</td><td>") + "</td></tr>"' "$e/compare.json"
+		fi
+	done
+}
+
 env_rows() { # EXP EXPDIR [SIDE-PREFIX]
 	local x=$1 e=$2 p=${3:-} s f label
+	(($(nsides "$e/compare.json") == 2)) || { env_rows_n "$@"; return; }
 	for s in a b; do
 		label=$(jq -r --arg s "$s" '.[$s].label // ($s | ascii_upcase)' "$e/compare.json")
 		f=''
@@ -493,33 +614,44 @@ headline_of() { # EXP COMPARE.json: the metric whose trend is drawn
 # tables with the noise floor, bars, latency, trend, compare's output.
 # POINTS as trend_chart's.
 ab_section() { # EXP EXPDIR ID TITLE POINTS
-	local x=$1 e=$2 id=$3 mi=0 m nf
+	local x=$1 e=$2 id=$3 mi=0 m nf ns i s lat=() what globs=''
+	ns=$(nsides "$e/compare.json")
 	printf '<h2 id="%s">%s</h2>\n' "$(esc "$id")" "$(esc "$4")"
 	[[ -z ${about[$x]:-} ]] || printf '<p>%s</p>\n' "${about[$x]}"
-	jq -r '"<p>A = \(.a.label | @html) (\(.a.runs) runs), B = \(.b.label | @html) (\(.b.runs) runs), scenario \(.scenario | @html).</p>"' "$e/compare.json"
+	jq -r 'if (.sides // [] | length) > 2 then
+		"<p>" + ([.sides | to_entries[] | "\("ABCDEFGH"[.key:.key + 1]) = \(.value.label | @html) (\(.value.runs) runs)"] |
+		join(", ")) + ", scenario \(.scenario | @html); B, C, ... each against A.</p>"
+	else "<p>A = \(.a.label | @html) (\(.a.runs) runs), B = \(.b.label | @html) (\(.b.runs) runs), scenario \(.scenario | @html).</p>" end' "$e/compare.json"
 	[[ ! -f $e/command.txt ]] || printf '<p class="caption">command: <code>%s</code></p>\n' "$(esc "$(cat "$e/command.txt")")"
 	jq -r '.notes[]? | "<p class=\"caption\">note: \(@html)</p>"' "$e/compare.json"
 	noise_note "$x"
+	what="A and B medians"
+	((ns == 2)) || what="each side's medians"
 	while IFS= read -r m; do
 		mi=$((mi + 1))
 		printf '<h3>%s</h3>\n' "$(esc "$m")"
 		nf=$(noise_of "$m" "$x")
 		metric_table "$e/compare.json" "$m" "$nf"
 		bar_chart "$e/compare.json" "$m" "$id-bars-$mi.svg"
-		img "$id-bars-$mi.svg" "$x $m: A and B medians, every run"
+		img "$id-bars-$mi.svg" "$x $m: $what, every run"
 	done < <(metrics_of "$e/compare.json")
 	echo "<h3>Latency per pass</h3>"
-	if latency_chart "$id-latency.svg" \
-		A "$(jq -r '.a.label // "A"' "$e/compare.json")" "$e/runs/A-*.json" \
-		B "$(jq -r '.b.label // "B"' "$e/compare.json")" "$e/runs/B-*.json" >"$work/caption"; then
+	for ((i = 0; i < ns; i++)); do
+		s=${letters:i:1}
+		lat+=("$s" "$(jq -r --argjson i "$i" '(.sides // [.a, .b])[$i].label // "'"$s"'"' "$e/compare.json")" "$e/runs/$s-*.json")
+		globs+="${globs:+ and }runs/$s-*.json"
+	done
+	if latency_chart "$id-latency.svg" "${lat[@]}" >"$work/caption"; then
 		img "$id-latency.svg" "$x: latency p50, p99, p99.9 per pass"
 		cat "$work/caption"
 	else
-		echo '<p class="missing">No per-pass latency percentiles in this experiment&#39;s runs/A-*.json and runs/B-*.json.</p>'
+		printf '<p class="missing">No per-pass latency percentiles in this experiment&#39;s %s.</p>\n' "$globs"
 	fi
 	m=$(headline_of "$x" "$e/compare.json")
 	printf '<h3>Trend: %s</h3>\n' "$(esc "$m")"
-	if trend_chart "$id-trend.svg" "$m" ab "$5" "$m over the nights: median of A (solid) and B (dashed) per row"; then
+	what="median of A (solid) and B (dashed) per row"
+	((ns == 2)) || what="median of each side per row (A solid, B dashed, C ... dash types 3 on)"
+	if trend_chart "$id-trend.svg" "$m" "$ns" "$5" "$m over the nights: $what"; then
 		img "$id-trend.svg" "$x $m over the nights"
 	else
 		printf '<p class="missing">No trend: %s is in only one of the %d night(s) given.</p>\n' "$x" "${#nights[@]}"
@@ -563,7 +695,7 @@ direct_section() { # EXP LABEL FILE ID
 			printf '%s/%s\t%s\n' "${n##*/}" "$l" "${dcmp[$n/$l/$x.json]}" >>"$pts"
 		done < <(labels_of "$n")
 	done
-	if trend_chart "$id-trend.svg" "$m" a "$pts" "$m over the direct runs (night/label): median per row"; then
+	if trend_chart "$id-trend.svg" "$m" 1 "$pts" "$m over the direct runs (night/label): median per row"; then
 		img "$id-trend.svg" "$x $m over the direct runs"
 	else
 		printf '<p class="missing">No trend: %s has one direct run in the %d night(s) given; two or more nights or labels make one.</p>\n' \
@@ -579,8 +711,9 @@ intro() {
 	for l in "${labels[@]}"; do labs+="<code>$(esc "$l")</code> "; done
 	for d in "$last"/*/compare.json; do [[ ! -f $d ]] || ab=$((ab + 1)); done
 	if ((ab)) || [[ -z $labs ]]; then
-		echo 'A is the original kernel, B the patched one (ci/ab.sh); a row is green when both'
-		echo 'Student&#39;s t and Mann-Whitney find a difference at 95 %.'
+		echo 'A is the original kernel, B the patched one (ci/ab.sh; with several series B, C, ...,'
+		echo 'each against A); a row is green when both Student&#39;s t and Mann-Whitney find a'
+		echo 'difference at 95 % (with several series: for one of them at least).'
 		[[ -z $labs ]] || echo "Direct runs too (ci/nightly --direct): $labs"
 	else
 		echo "A direct night (ci/nightly --direct): each experiment ran on the kernel the machine booted, named by its label: $labs(one kernel, no A/B: compare two labels with <code>mmubench compare --runs</code>)."
@@ -628,7 +761,12 @@ EOF
 		if [[ -f $last/$x/compare.json ]]; then
 			items+=("$(printf '<a href="#%s">%s</a>: %s rows, %s' "$x" "$x" \
 				"$(jq '.rows | length' "$last/$x/compare.json")" \
-				"$(jq -r '"\([.rows[] | select(.ttest.significant and .mann_whitney.significant)] | length) differ at 95 % by both tests"' "$last/$x/compare.json")")")
+				"$(jq -r 'if (.sides // [] | length) > 2 then
+					"against A, " + ([range(1; .sides | length) as $i |
+					"\("ABCDEFGH"[$i:$i + 1]): \([.rows[] | select(.vs[$i - 1] |
+					.ttest.significant and .mann_whitney.significant)] | length)"] |
+					join(", ")) + " differ at 95 % by both tests"
+				else "\([.rows[] | select(.ttest.significant and .mann_whitney.significant)] | length) differ at 95 % by both tests" end' "$last/$x/compare.json")")")
 		fi
 		for l in "${labels[@]}"; do
 			f=$last/$l/$x.json

@@ -61,12 +61,24 @@ found=()
 for d in "$night_dir"/*/; do
 	d=${d%/}
 	if [[ -f $d/compare.json && -f $d/A.json && -f $d/B.json ]]; then
-		a=$(jq -r '.a.label' "$d/compare.json") b=$(jq -r '.b.label' "$d/compare.json")
-		if [[ $a == "$b" ]]; then
-			found+=("$a	${d##*/}	$d/A.json $d/B.json")
-		else
-			found+=("$a	${d##*/}	$d/A.json" "$b	${d##*/}	$d/B.json")
-		fi
+		# One entry per kernel: sides A, B, C, ... (compare.json's
+		# "sides"; "a" and "b" before N-way), a kernel booted on two
+		# sides (A/A) one entry of both.
+		labels=() kfiles=() letters=ABCDEFGH
+		mapfile -t sl < <(jq -r '(.sides // [.a, .b])[].label' "$d/compare.json")
+		for i in "${!sl[@]}"; do
+			f=$d/${letters:i:1}.json
+			[[ -f $f ]] || die "$d: compare.json names side $((i + 1)) ${sl[i]}, but there is no $f"
+			for j in "${!labels[@]}"; do
+				[[ ${labels[j]} == "${sl[i]}" ]] || continue
+				kfiles[j]+=" $f"
+				continue 2
+			done
+			labels+=("${sl[i]}") kfiles+=("$f")
+		done
+		for j in "${!labels[@]}"; do
+			found+=("${labels[j]}	${d##*/}	${kfiles[j]}")
+		done
 	elif [[ ! -e $d/compare.json && ! -e $d/command.txt && ! -e $d/runs ]]; then
 		# (Not an ab.sh or peer.sh folder that ended early.)
 		for f in "$d"/*.json; do

@@ -38,11 +38,11 @@ static const struct command {
 	const char *help;
 	int (*run)(int argc, char **argv);
 } commands[] = {
-	{ "compare", "A.json B.json: per metric medians, B/A, t-test and "
-	  "Mann-Whitney at 95 %", cmd_compare },
-	{ "ab", "--series NAME [--repeat R] -- SCENARIO ...: original vs "
-	  "patched kernel, nested boots A B A B, then compare (ci/ab.sh)",
-	  cmd_ab },
+	{ "compare", "A.json B.json [C.json ...]: per metric medians, B/A "
+	  "(C/A ...), t-test and Mann-Whitney at 95 %", cmd_compare },
+	{ "ab", "--series NAME[,NAME...] [--repeat R] -- SCENARIO ...: "
+	  "original vs patched kernels, nested boots A B A B (A B C ...), "
+	  "then compare (ci/ab.sh)", cmd_ab },
 	{ "merge", "OUT.json IN.json...: the runs of several documents in one",
 	  cmd_merge },
 	{ "migrate-receive", "--listen PORT: the destination of migrate --to",

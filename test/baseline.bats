@@ -144,6 +144,41 @@ x86_64/test-slow-zap/seedab/$NIGHT1-$commit"
 	assert_file_exists "$s/x86_64/test-slow-zap/seedab/$NIGHT1-$commit/ab-compare.json"
 }
 
+# nway DIR: ci/ab.sh --series test-slow-zap,test-other's files: three
+# kernels (A the original, B the slow one, C a third kernel's runs).
+nway() {
+	mkdir -p "$1/seednway"
+	cp "$O1" "$1/seednway/A.json"
+	cp "$SLOW" "$1/seednway/B.json"
+	cp "$O2" "$1/seednway/C.json"
+	"$MMUBENCH" compare "$1"/seednway/{A,B,C}.json --labels original,test-slow-zap,test-other \
+		--json "$1/seednway/compare.json" >/dev/null
+}
+
+@test "store and baseline: an N-way experiment is one entry per kernel, each judged against its own night" {
+	local s=$BATS_TEST_TMPDIR/store commit k
+	need_runs
+	commit=$(json_val "$O1" .env.mmubench_version)
+	nway "$BATS_TEST_TMPDIR/n1"
+	nway "$BATS_TEST_TMPDIR/n2"
+	run "$ROOT/ci/store.sh" --store "$s" --date $NIGHT1 "$BATS_TEST_TMPDIR/n1"
+	assert_success
+	assert_output "x86_64/original/seednway/$NIGHT1-$commit
+x86_64/test-slow-zap/seednway/$NIGHT1-$commit
+x86_64/test-other/seednway/$NIGHT1-$commit"
+	assert_json "$s/x86_64/test-other/seednway/$NIGHT1-$commit/meta.json" \
+		".kernel == \"test-other\" and .source == [\"$BATS_TEST_TMPDIR/n1/seednway/C.json\"]"
+	# Night 2, the same files: every kernel against its own night 1.
+	run "$ROOT/ci/baseline.sh" --store "$s" --date $NIGHT2 \
+		--thresholds "$(test_thresholds)" "$BATS_TEST_TMPDIR/n2"
+	assert_success
+	for k in original test-slow-zap test-other; do
+		assert_line --regexp "^== x86_64/$k/seednway: $NIGHT1-[^ ]+ \(the store\) -> tonight$"
+		assert_line --regexp "^  x86_64/$k/seednway: no regression against $NIGHT1-"
+	done
+	assert_line "baseline: no regression (3 compared, 0 without an earlier night)"
+}
+
 @test "baseline: the slow zap walk fails night 2, naming the metric, both medians and the runs" {
 	local s=$BATS_TEST_TMPDIR/store line
 	need_runs
@@ -243,7 +278,7 @@ doc() {
 	run "$ROOT/ci/regress.sh" --thresholds "$d/higher.conf" "$d/old.json" "$d/better.json"
 	assert_failure 1
 	assert_line --partial "REGRESSION  zap madvise_p50_us same4: median 102 -> 12 (-88.2 %; threshold 50 %, higher is better)"
-	assert_line "  not judged (not in $d/higher.conf): fault_p999_us, kernel_fwait_p999_us, kernel_tables_freed, kernel_zap_total_ms, zap_total_ms"
+	assert_line "  not judged (not in $d/higher.conf): fault_p999_us, fwait_p999_us, kernel_tables_freed, kernel_zap_total_ms, zap_total_ms"
 }
 
 # ---- bad input: one line naming the option and what it accepts, exit 2 ----

@@ -147,6 +147,71 @@ setup() {
 	refute_line --regexp '^ns_sum'
 }
 
+@test "compare: three documents, one median column each, every side against the first" {
+	local C=$BATS_TEST_TMPDIR/c.json j=$BATS_TEST_TMPDIR/n.json
+	fake_zap "$A" same4 330.1 341.2 335.7 328.9 333.3
+	fake_zap "$B" same4 61.9 55.2 60.1 58.8 62.4
+	fake_zap "$C" same4 331 340 336 329 334
+	run "$MMUBENCH" compare "$A" "$B" "$C" --labels original,v2,control --json "$j" --runs
+	assert_success
+	assert_line "  C = control: $C, 5 runs, kernel 6.1.192, MMU tdp_mmu"
+	assert_line --regexp '^  row +nA +nB +nC +A median +B median +C median +B/A t +MW +C/A t +MW$'
+	# B differs from A by both tests, C by neither; no blank at the end.
+	assert_line --regexp '^  same4 +5 +5 +5 +333\.3 +60\.10 +334\.0 +0\.180 yes yes +1\.002 no +no$'
+	assert_line "  | Run  |   original |         v2 |    control |"
+	assert_line "  | 2    |      341.2 |      55.20 |      340.0 |"
+	assert_line "B against A: 2 of 2 rows differ at 95 % by both tests"
+	assert_line "C against A: 0 of 2 rows differ at 95 % by both tests"
+	# The contract: sides in order; per row sides[] and vs[] (i = 1..N-1);
+	# a/b and the pair's tests stay those of the first two sides.
+	run jq -e '[.sides[].label] == ["original", "v2", "control"] and
+		.a.label == "original" and .b.label == "v2" and
+		(.rows[] | select(.metric == "zap_total_ms") |
+		 (.sides | length == 3) and .sides[2].median == 334 and
+		 (.sides[1].values | length == 5) and
+		 .b.median == 60.1 and .ttest.significant and
+		 ([.vs[].side] == [1, 2]) and .vs[1].label == "control" and
+		 (.vs[1].ratio - 334 / 333.3 | fabs) < 1e-9 and
+		 (.vs[1].ttest.significant | not) and
+		 (.vs[1].mann_whitney.significant | not) and
+		 .vs[0].mann_whitney.significant)' "$j"
+	assert_success
+	# Two documents: today's members, plus sides and vs.
+	run "$MMUBENCH" compare "$A" "$B" --json "$j"
+	assert_success
+	assert_line "2 of 2 rows differ at 95 % by both tests"
+	run jq -e '(.sides | length == 2) and (.rows[0] | .a.median == .sides[0].median and
+		.ratio == .vs[0].ratio and .ttest == .vs[0].ttest)' "$j"
+	assert_success
+	# A row one side lacks is "-" in that side's columns.
+	jq '.results.runs[].zap.pattern = "c4"' "$C" >"$C.c4"
+	run "$MMUBENCH" compare "$A" "$B" "$C.c4"
+	assert_equal "$status" 1
+	assert_line --regexp '^  same4 +5 +5 +0 +333\.3 +60\.10 +- +0\.180 yes yes +- +- +-$'
+	assert_line "mmubench: no row is in both $A and $C.c4: nothing was compared"
+}
+
+# Seed 001's second table: zap's kernel-probe p99.9 of the mmu_lock wait
+# is fwait_p999_us; documents from before have it as kernel_fwait_p999_us.
+@test "compare: zap's fwait_p999_us is a table; kernel_fwait_p999_us where older documents have it" {
+	fake_zap "$A" same4 330.1 341.2 335.7 328.9 333.3
+	fake_zap "$B" same4 61.9 55.2 60.1 58.8 62.4
+	jq '.results.runs[].zap |= (del(.kernel_fwait_p999_us) | .fwait_p999_us = .zap_total_ms / 4)' "$A" >"$A.new"
+	jq '.results.runs[].zap |= (del(.kernel_fwait_p999_us) | .fwait_p999_us = .zap_total_ms / 4)' "$B" >"$B.new"
+	run "$MMUBENCH" compare "$A.new" "$B.new"
+	assert_success
+	assert_line 'fwait_p999_us  (results.runs[].zap.fwait_p999_us)'
+	assert_line --regexp '^  same4 +5 +5 +83\.33 +15\.03 +0\.180 '
+	# The old name is in neither: no table, no note.
+	refute_output --partial kernel_fwait_p999_us
+	jq '.results.runs[].zap.kernel_fwait_p999_us = .results.runs[0].zap.zap_total_ms' "$A" >"$A.old"
+	jq '.results.runs[].zap.kernel_fwait_p999_us = .results.runs[0].zap.zap_total_ms' "$B" >"$B.old"
+	run "$MMUBENCH" compare "$A.old" "$B.old"
+	assert_success
+	assert_line 'kernel_fwait_p999_us  (results.runs[].zap.kernel_fwait_p999_us)'
+	assert_line --partial 'note: fwait_p999_us: skipped, in neither document (no "fwait_p999_us" in results.runs[0].zap)'
+}
+
 @test "merge: runs concatenated, numbers kept as written; compare reads it" {
 	fake_zap "$A" same4 1.5 2.5
 	fake_zap "$B" same4 3.5
@@ -191,7 +256,19 @@ setup() {
 	assert_output --partial "--metric results.runs.zap.zap_total_ms: no [] marks the array of runs"
 	run "$MMUBENCH" compare "$A"
 	assert_equal "$status" 2
-	assert_line "mmubench: compare: expected two documents, A.json B.json (got 1)"
+	assert_output "mmubench: compare: expected 2 to 8 documents, A.json B.json [C.json ...] (got 1)"
+	run "$MMUBENCH" compare "$A" "$A" "$A" "$A" "$A" "$A" "$A" "$A" "$A"
+	assert_equal "$status" 2
+	assert_output "mmubench: compare: expected 2 to 8 documents, A.json B.json [C.json ...] (got 9)"
+	run "$MMUBENCH" compare "$A" "$A" "$A" --labels x,y
+	assert_equal "$status" 2
+	assert_output "mmubench: --labels x,y: expected 3 names, one per document, none empty"
+	run "$MMUBENCH" compare "$A" "$A" "$A" --labels x,,z
+	assert_equal "$status" 2
+	assert_output "mmubench: --labels x,,z: expected 3 names, one per document, none empty"
+	run "$MMUBENCH" compare "$A" "$A" --labels x,y,z
+	assert_equal "$status" 2
+	assert_output "mmubench: --labels x,y,z: expected two names, NAME_A,NAME_B"
 	# Same scenario, nothing in common: the table says so, and the status.
 	jq '.results.runs[].zap.pattern = "c4"' "$A" >"$A.c4"
 	run "$MMUBENCH" compare "$A" "$A.c4"
@@ -237,6 +314,39 @@ ab_run() { # SERIES
 	ab_run tdp-mmu-unlink-empty-leaf-tables
 }
 
+# Three kernels, one boot each, on a terminal: the sides alternate A B C,
+# the progress line counts all three, and every file has all of them.
+@test "ab.sh: three kernels (two series), A B C, one table" {
+	[[ $ARCH == x86_64 ]] || skip "x86 series"
+	require_series tdp-mmu-unlink-empty-leaf-tables
+	require_series tdp-mmu-no-unlink-control
+	local out=$BATS_TEST_TMPDIR/ab s=tdp-mmu-unlink-empty-leaf-tables
+	local c=tdp-mmu-no-unlink-control f
+	run script -qec "MMUBENCH_PROGRESS_AFTER_MS=0 $ROOT/ci/ab.sh --series $s,$c \
+		--arch $ARCH --repeat 1 --out $out --mmubench $MMUBENCH --guest $GUEST \
+		-- zap --zap same4 -v 1 -b 8m --zap-count 20" /dev/null
+	assert_success
+	assert_output --regexp $'\rab: B kernel run 1/1 \\('"$s"$'\\) \\(1/3 done, [0-9]+ s left\\)\e\\[K'
+	assert_output --regexp $'\rab: C kernel run 1/1 \\('"$c"$'\\) \\(2/3 done, [0-9]+ s left\\)\e\\[K'
+	for f in A-1 B-1 C-1; do
+		assert_file_exists "$out/runs/$f.json"
+	done
+	# Booted in the order A B C.
+	[[ $out/runs/A-1.json -ot $out/runs/B-1.json && $out/runs/B-1.json -ot $out/runs/C-1.json ]] ||
+		fail "the runs were not made in the order A B C"
+	assert_json "$out/C.json" '.scenario == "zap" and (.results.runs | length == 1)'
+	assert_json "$out/compare.json" '([.sides[].label] == ["original", "'"$s"'", "'"$c"'"]) and
+		.b.label == "'"$s"'" and
+		(.rows[] | select(.metric == "zap_total_ms") | .row == "same4" and
+		 (.sides | length == 3) and .vs[1].label == "'"$c"'")'
+	run cat "$out/compare.txt"
+	assert_line "  C = $c: $out/C.json, 1 run, kernel 6.1.192, MMU tdp_mmu"
+	assert_line --regexp '^  same4 +1 +1 +1 '
+	run cat "$out/time.txt"
+	assert_line --regexp '^  runs C \('"$c"'\) +[0-9.]+  \(1 boot, '
+	assert_line --regexp '^  kernel '"$c"' +[0-9.]+$'
+}
+
 @test "ab: bad input is rejected before anything is built" {
 	run "$ROOT/ci/ab.sh" -- zap
 	assert_equal "$status" 2
@@ -258,4 +368,19 @@ ab_run() { # SERIES
 	run "$MMUBENCH" ab --series x
 	assert_equal "$status" 2
 	assert_output --partial "no scenario after --"
+	# Every series is checked before any kernel builds: it exists, once.
+	run "$ROOT/ci/ab.sh" --series tdp-mmu-unlink-empty-leaf-tables,nope \
+		--out "$BATS_TEST_TMPDIR/ab" -- zap
+	assert_equal "$status" 2
+	assert_output "ci/ab.sh: error: --series nope: no such series (a folder of $ROOT/patches, or original for A/A)"
+	assert_not_exists "$BATS_TEST_TMPDIR/ab"
+	run "$MMUBENCH" ab --series original,tdp-mmu-unlink-empty-leaf-tables,original -- zap
+	assert_equal "$status" 2
+	assert_output "ci/ab.sh: error: --series original,tdp-mmu-unlink-empty-leaf-tables,original: original is named twice"
+	run "$ROOT/ci/ab.sh" --series a,,b -- zap
+	assert_equal "$status" 2
+	assert_output "ci/ab.sh: error: --series a,,b: not a series name, nor names joined by commas"
+	run "$ROOT/ci/ab.sh" --series a,b,c,d,e,f,g,h -- zap
+	assert_equal "$status" 2
+	assert_output "ci/ab.sh: error: --series a,b,c,d,e,f,g,h: at most 7 series (8 kernels with the original)"
 }

@@ -34,6 +34,10 @@ build() {
 	build x86_64 tdp-mmu-unlink-empty-leaf-tables
 }
 
+@test "kernel: series tdp-mmu-no-unlink-control applies and builds (x86_64)" {
+	build x86_64 tdp-mmu-no-unlink-control
+}
+
 @test "kernel: series x86-nx-skip-dirty-tracked-recovery applies and builds (x86_64)" {
 	build x86_64 x86-nx-skip-dirty-tracked-recovery
 }

@@ -297,6 +297,58 @@ noise_rows() { # COMPARE.json
 	assert_output --partial "loaded=${want[1]} broken= tables=${want[0]} empty=0 END"
 }
 
+has() { # FILE TEXT: TEXT is in FILE, as is (assert_file_contains takes a regex)
+	grep -qF -- "$2" "$1" || fail "$1: no '$2'"
+}
+
+# An N-way experiment (ci/ab.sh --series s1,s2), made of the fixture's
+# seed001 runs (2 boots a side, 6 patterns each): C's runs are A's,
+# merged and compared as ab.sh does.
+nway_night() { # DIR
+	local x=$1/seed001-paper s
+	mkdir -p "$x/runs"
+	cp "$FIX"/night2/seed001/runs/[AB]-*.json "$x/runs/"
+	cp "$x/runs/A-1.json" "$x/runs/C-1.json"
+	cp "$x/runs/A-2.json" "$x/runs/C-2.json"
+	for s in A B C; do
+		"$MMUBENCH" merge "$x/$s.json" "$x/runs/$s-1.json" "$x/runs/$s-2.json"
+	done
+	"$MMUBENCH" compare "$x/A.json" "$x/B.json" "$x/C.json" \
+		--labels original,tdp-mmu-unlink-empty-leaf-tables,tdp-mmu-no-unlink-control \
+		--json "$x/compare.json" >"$x/compare.txt"
+}
+
+@test "ci/report.sh: an N-way experiment: a median column and a bar per side; renders" {
+	local night=$BATS_TEST_TMPDIR/night html row m n
+	nway_night "$night"
+	run "$ROOT/ci/report.sh" "$night"
+	assert_success
+	assert_output --regexp "^ci/report.sh: $night/report/index.html: 1 of 7 experiments, 6 missing, [0-9]+ plots\$"
+	html=$night/report/index.html
+	has "$html" '<p>A = original (12 runs), B = tdp-mmu-unlink-empty-leaf-tables (12 runs), C = tdp-mmu-no-unlink-control (12 runs), scenario zap; B, C, ... each against A.</p>'
+	has "$html" '<th>row</th><th>nA</th><th>nB</th><th>nC</th><th>A median</th><th>B median</th><th>C median</th><th>B/A</th><th>t</th><th>MW</th><th>C/A</th><th>t</th><th>MW</th>'
+	# zap_total_ms's first row: C's runs are A's, so C/A is 1.
+	row=$(jq -r '[.rows[] | select(.metric == "zap_total_ms")][0] |
+		"<td>\(.row)</td><td>2</td><td>2</td><td>2</td>"' "$night/seed001-paper/compare.json")
+	has "$html" "$row"
+	has "$html" '<td>1.000</td><td>no</td><td>no</td></tr>'
+	has "$html" '<td>seed001-paper</td><td>C: tdp-mmu-no-unlink-control</td>'
+	has "$html" 'C = tdp-mmu-no-unlink-control (12 runs).</p>'
+	# One bar and one set of points per side in every metric's chart.
+	n=$(jq '[.rows[].metric] | unique | length' "$night/seed001-paper/compare.json")
+	for m in $(seq 1 "$n"); do
+		svg=$(find "$night/report"/plots.* -name "seed001-paper-bars-$m.svg")
+		for s in 'A: original' 'B: tdp-mmu-unlink-empty-leaf-tables' 'C: tdp-mmu-no-unlink-control' 'C runs'; do
+			grep -qF ">$s<" "$svg" || fail "$svg: no legend entry '$s'"
+		done
+	done
+	# In Chromium: the metrics' tables and the environment's, the bar
+	# charts and the latency plot.
+	require_tools
+	run check_page "$night/report" "$((n + 1))" "$((n + 1))"
+	assert_success
+}
+
 @test "ci/report.sh: bad input: one line naming the option, exit 2" {
 	run "$ROOT/ci/report.sh"
 	assert_failure 2

@@ -5,32 +5,44 @@
 # unlinks the 4K leaf tables it empties, so TDP MMU page tables are freed
 # during the zaps; the original kernel frees none there (it keeps the
 # empty tables until teardown).  Counted with a kprobe on
-# tdp_mmu_free_sp_rcu_callback, next to the seed's zap_total_ms.
+# tdp_mmu_free_sp_rcu_callback, next to the seed's zap_total_ms.  The
+# no-unlink control (tdp-mmu-no-unlink-control: v2's iterator event,
+# acted on by nobody) must free none, as the original.
 load helpers
 
 SERIES=tdp-mmu-unlink-empty-leaf-tables
+CONTROL=tdp-mmu-no-unlink-control
 # same4 zaps [0, 4M): two 4K leaf tables, populated before the first zap.
 ZAP_ARGS=(zap --zap same4 -v 1 -b 16m --zap-count 20)
 
-@test "seed 001: the patched kernel frees the emptied leaf tables, the original none" {
+@test "seed 001: the patched kernel frees the emptied leaf tables; the original and the no-unlink control none" {
 	[[ $ARCH == x86_64 ]] || skip "an x86 TDP MMU series"
 	require_series "$SERIES"
-	local a=$BATS_TEST_TMPDIR/a.json b=$BATS_TEST_TMPDIR/b.json fa fb
+	require_series "$CONTROL"
+	local a=$BATS_TEST_TMPDIR/a.json b=$BATS_TEST_TMPDIR/b.json c=$BATS_TEST_TMPDIR/c.json fa fb fc
 	mmub --nested "${ZAP_ARGS[@]}" --json "$a"
 	assert_success
 	assert_output --partial "TDP MMU page tables freed during the zaps"
 	mmub --series "$SERIES" "${ZAP_ARGS[@]}" --json "$b"
 	assert_success
+	mmub --series "$CONTROL" "${ZAP_ARGS[@]}" --json "$c"
+	assert_success
+	assert_output --partial "TDP MMU page tables freed during the zaps"
 	fa=$(json_val "$a" .results.runs[0].zap.kernel_tables_freed)
 	fb=$(json_val "$b" .results.runs[0].zap.kernel_tables_freed)
-	echo "# tables freed: original $fa, patched $fb; kernel_zap_total_ms" \
+	fc=$(json_val "$c" .results.runs[0].zap.kernel_tables_freed)
+	echo "# tables freed: original $fa, patched $fb, control $fc; kernel_zap_total_ms" \
 		"$(json_val "$a" .results.runs[0].zap.kernel_zap_total_ms) vs" \
-		"$(json_val "$b" .results.runs[0].zap.kernel_zap_total_ms)" >&3
+		"$(json_val "$b" .results.runs[0].zap.kernel_zap_total_ms) vs" \
+		"$(json_val "$c" .results.runs[0].zap.kernel_zap_total_ms)" >&3
 	assert_equal "$fa" 0
 	(( fb >= 2 )) || fail "patched kernel freed $fb tables, expected >= 2"
-	# Both kernels kept every refault's data right.
+	# The control walks with v2's iterator and keeps every table.
+	assert_equal "$fc" "$fa"
+	# Every kernel kept every refault's data right.
 	assert_json_eq "$a" .results.runs[0].zap.integrity_violations 0
 	assert_json_eq "$b" .results.runs[0].zap.integrity_violations 0
+	assert_json_eq "$c" .results.runs[0].zap.integrity_violations 0
 }
 
 # The same zaps with dirty logging on, every harvest under the oracle: a

@@ -20,7 +20,7 @@ done'
 			$z.calls == 40 and $z.zap_total_ms > 0 and
 			$z.madvise_p999_us > 0 and $z.fault_p999_us > 0 and
 			$z.pages_per_s_per_vcpu > 0 and $z.integrity_violations == 0 and
-			($z | has("kernel_zap_total_ms") and has("kernel_fwait_p999_us"))
+			($z | has("kernel_zap_total_ms") and has("fwait_p999_us"))
 			and (.results.runs[0].phases[1].vm_stats | has("pages_4k"))'
 	done
 }

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * "mmubench compare A.json B.json": the same metrics from two documents
- * (typically the original and a patched kernel), every run one sample,
- * as the seed's tables: per metric, one row per pattern or phase, the
- * two medians, their ratio, and whether the difference is significant
- * at 95 % by Student's t (the difference of means and its interval, as
- * ministat prints it) and by Mann-Whitney U (no normality assumed).
+ * "mmubench compare A.json B.json [C.json ...]": the same metrics from
+ * two to eight documents (the original kernel first, then patched ones),
+ * every run one sample, as the seed's tables: per metric, one row per
+ * pattern or phase, each side's median, and each side's ratio to the
+ * first and whether that difference is significant at 95 % by Student's
+ * t (the difference of means and its interval, as ministat prints it)
+ * and by Mann-Whitney U (no normality assumed).
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -49,8 +50,11 @@ static const struct default_metric defaults[] = {
 	{ "zap", "madvise_p50_us", "results.runs[].zap.madvise_p50_us" },
 	{ "zap", "fault_p999_us", "results.runs[].zap.fault_p999_us" },
 	{ "zap", "kernel_zap_total_ms", "results.runs[].zap.kernel_zap_total_ms" },
+	/* Seed 001's second table: the vCPUs' mmu_lock wait, kernel probes. */
+	{ "zap", "fwait_p999_us", "results.runs[].zap.fwait_p999_us" },
+	/* Its name in documents before fwait_p999_us (stored nights). */
 	{ "zap", "kernel_fwait_p999_us",
-	  "results.runs[].zap.kernel_fwait_p999_us" },
+	  "results.runs[].zap.kernel_fwait_p999_us", true },
 	{ "zap", "kernel_tables_freed",
 	  "results.runs[].zap.kernel_tables_freed" },
 	/* Seed 002: the worker's CPU time, and what it undid. */
@@ -86,12 +90,14 @@ static const struct { const char *scenario, *keys[4]; } groups[] = {
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: mmubench compare A.json B.json [--metric PATH]... [--json FILE]\n"
-"                        [--labels NAME_A,NAME_B] [--runs]\n"
+"usage: mmubench compare A.json B.json [C.json ...] [--metric PATH]...\n"
+"                        [--json FILE] [--labels NAME_A,NAME_B,...] [--runs]\n"
 "\n"
-"Every run of each document is one sample.  Per metric and row: medians,\n"
-"B/A, Student's t (pooled; difference of means and its 95 %% interval)\n"
-"and Mann-Whitney U (two-sided p), significant at 95 %% or not.\n"
+"Every run of each document is one sample; A is the reference, and up to\n"
+"%d documents compare.  Per metric and row: medians, B/A (C/A, ...),\n"
+"Student's t (pooled; difference of means and its 95 %% interval) and\n"
+"Mann-Whitney U (two-sided p), significant at 95 %% or not.  With more\n"
+"than two documents the table keeps the ratios and both verdicts.\n"
 "\n"
 "  --metric PATH   instead of the scenario's defaults, e.g.\n"
 "                  results.runs[].zap.zap_total_ms or\n"
@@ -99,8 +105,10 @@ static void usage(FILE *f)
 "                  ([] the runs, then sums; [*] one row per element;\n"
 "                  [N], [KEY=VALUE]; sum: max: min: mean:; \\. in keys)\n"
 "  --json FILE     also write the comparison as JSON (atomically)\n"
-"  --labels A,B    names of the two sides in the output (A,B)\n"
-"  --runs          also every run's value, side by side (seed 002's table)\n");
+"  --labels A,B,.. names of the sides in the output, one per document\n"
+"                  (default A,B,...)\n"
+"  --runs          also every run's value, side by side (seed 002's table)\n",
+		COMPARE_MAX_SIDES);
 }
 
 static void note(struct compare *c, const char *fmt, ...)
@@ -274,30 +282,35 @@ static void collect(struct compare *c, struct metric *m, int s)
 		    m->why[s]);
 }
 
-static void test_rows(struct metric *m)
+static void test_rows(struct metric *m, int nsides)
 {
 	for (size_t i = 0; i < m->nrows; i++) {
 		struct row *r = &m->rows[i];
 
-		for (int s = 0; s < 2; s++)
+		for (int s = 0; s < nsides; s++)
 			if (r->n[s] && stats_summarize(r->v[s], r->n[s],
 						       &r->s[s]))
 				die("out of memory");
-		if (!r->n[0] || !r->n[1])
-			continue;
-		if (stats_mwu(r->v[0], r->n[0], r->v[1], r->n[1], COMPARE_LEVEL,
-			      &r->mw))
-			die("out of memory");
-		stats_ttest(&r->s[0], &r->s[1], COMPARE_LEVEL, &r->t);
-		r->tested = true;
+		/* Each side against the reference, not against each other. */
+		for (int s = 1; s < nsides; s++) {
+			if (!r->n[0] || !r->n[s])
+				continue;
+			if (stats_mwu(r->v[0], r->n[0], r->v[s], r->n[s],
+				      COMPARE_LEVEL, &r->mw[s]))
+				die("out of memory");
+			stats_ttest(&r->s[0], &r->s[s], COMPARE_LEVEL,
+				    &r->t[s]);
+			r->tested[s] = true;
+			r->any = true;
+		}
 	}
 }
 
 /* A config member that differs is worth a line: is this the same test? */
-static void config_diff(struct compare *c)
+static void config_diff(struct compare *c, int s)
 {
 	const json_t *a = json_object_get(c->side[0].doc, "config");
-	const json_t *b = json_object_get(c->side[1].doc, "config");
+	const json_t *b = json_object_get(c->side[s].doc, "config");
 	const char *key;
 	json_t *x, *y;
 
@@ -312,7 +325,8 @@ static void config_diff(struct compare *c)
 		ys = json_dumps(y, JSON_ENCODE_ANY);
 		if (!xs || !ys)
 			die("out of memory");
-		note(c, "config.%s differs: %s in A, %s in B", key, xs, ys);
+		note(c, "config.%s differs: %s in A, %s in %c", key, xs, ys,
+		     side_letter(s));
 		free(xs);
 		free(ys);
 	}
@@ -328,13 +342,16 @@ static void test_notes(struct compare *c)
 		for (size_t i = 0; i < c->m[k].nrows; i++) {
 			const struct row *r = &c->m[k].rows[i];
 
-			if (!r->tested)
-				continue;
-			no_t += !r->t.valid;
-			if (r->mw.p_min >= 1 - COMPARE_LEVEL && r->mw.p_min > p_min) {
-				p_min = r->mw.p_min;
-				na = r->n[0];
-				nb = r->n[1];
+			for (int s = 1; s < c->nsides; s++) {
+				if (!r->tested[s])
+					continue;
+				no_t += !r->t[s].valid;
+				if (r->mw[s].p_min >= 1 - COMPARE_LEVEL &&
+				    r->mw[s].p_min > p_min) {
+					p_min = r->mw[s].p_min;
+					na = r->n[0];
+					nb = r->n[s];
+				}
 			}
 		}
 	}
@@ -351,29 +368,67 @@ static void skipped_notes(struct compare *c)
 {
 	for (size_t k = 0; k < c->nm; k++) {
 		const struct metric *m = &c->m[k];
+		int have = 0;
 
-		if (!m->found[0] && !m->found[1] && m->shape)
+		for (int s = 0; s < c->nsides; s++)
+			have += m->found[s] > 0;
+		if (!have && m->shape)
 			continue;
-		if (!m->found[0] && !m->found[1])
-			note(c, "%s: skipped, in neither document (%s)",
-			     m->name, m->why[0]);
-		else if (!m->found[0] || !m->found[1])
+		if (!have)
+			note(c, "%s: skipped, in %s document (%s)", m->name,
+			     c->nsides == 2 ? "neither" : "no", m->why[0]);
+		else if (have == c->nsides)
+			continue;
+		else if (c->nsides == 2)
 			note(c, "%s: only in %s; %s: %s", m->name,
 			     m->found[0] ? "A" : "B",
 			     c->side[m->found[0] ? 1 : 0].file,
 			     m->why[m->found[0] ? 1 : 0]);
+		else
+			for (int s = 0; s < c->nsides; s++)
+				if (!m->found[s])
+					note(c, "%s: not in %c; %s: %s",
+					     m->name, side_letter(s),
+					     c->side[s].file, m->why[s]);
 	}
 }
 
-static void parse_labels(struct compare *c, char *arg)
+/* --labels, once the number of documents is known: one name each. */
+static void parse_labels(struct compare *c)
 {
-	char *comma = strchr(arg, ',');
+	static char copy[1024];
+	bool empty = false;
+	char *p, *comma;
+	int n = 0;
 
-	if (!comma || comma == arg || !comma[1] || strchr(comma + 1, ','))
-		die("--labels %s: expected two names, NAME_A,NAME_B", arg);
-	*comma = 0;
-	c->side[0].label = arg;
-	c->side[1].label = comma + 1;
+	if (!c->labels)
+		return;
+	snprintf(copy, sizeof(copy), "%s", c->labels);
+	for (p = copy; p; p = comma ? comma + 1 : NULL, n++) {
+		comma = strchr(p, ',');
+		if (comma)
+			*comma = 0;
+		empty |= !*p;
+		if (n < c->nsides)
+			c->side[n].label = p;
+	}
+	if (c->nsides == 2 && (n != 2 || empty))
+		die("--labels %s: expected two names, NAME_A,NAME_B",
+		    c->labels);
+	if (n != c->nsides || empty)
+		die("--labels %s: expected %d names, one per document, none "
+		    "empty", c->labels, c->nsides);
+}
+
+/* "A", "B", ...: the default labels, the columns' letters. */
+static void default_labels(struct compare *c)
+{
+	static char letters[COMPARE_MAX_SIDES][2];
+
+	for (int s = 0; s < COMPARE_MAX_SIDES; s++) {
+		letters[s][0] = side_letter(s);
+		c->side[s].label = letters[s];
+	}
 }
 
 static void parse_args(struct compare *c, int argc, char **argv)
@@ -388,8 +443,7 @@ static void parse_args(struct compare *c, int argc, char **argv)
 	};
 	int o, nfiles = 0;
 
-	c->side[0].label = "A";
-	c->side[1].label = "B";
+	default_labels(c);
 	optind = 1;
 	opterr = 0;
 	while ((o = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -401,7 +455,7 @@ static void parse_args(struct compare *c, int argc, char **argv)
 			c->json = optarg;
 			break;
 		case 'l':
-			parse_labels(c, optarg);
+			c->labels = optarg;
 			break;
 		case 'r':
 			c->runs = true;
@@ -417,13 +471,13 @@ static void parse_args(struct compare *c, int argc, char **argv)
 		}
 	}
 	for (; optind < argc; optind++, nfiles++)
-		if (nfiles < 2)
+		if (nfiles < COMPARE_MAX_SIDES)
 			c->side[nfiles].file = argv[optind];
-	if (nfiles != 2) {
-		usage(stderr);
-		die("compare: expected two documents, A.json B.json (got %d)",
-		    nfiles);
-	}
+	if (nfiles < 2 || nfiles > COMPARE_MAX_SIDES)
+		die("compare: expected 2 to %d documents, A.json B.json "
+		    "[C.json ...] (got %d)", COMPARE_MAX_SIDES, nfiles);
+	c->nsides = nfiles;
+	parse_labels(c);
 }
 
 static size_t total_rows(const struct compare *c)
@@ -435,13 +489,14 @@ static size_t total_rows(const struct compare *c)
 	return n;
 }
 
-static size_t tested_rows(const struct compare *c)
+/* Rows side @s shares with the reference. */
+static size_t tested_rows(const struct compare *c, int s)
 {
 	size_t n = 0;
 
 	for (size_t k = 0; k < c->nm; k++)
 		for (size_t i = 0; i < c->m[k].nrows; i++)
-			n += c->m[k].rows[i].tested;
+			n += c->m[k].rows[i].tested[s];
 	return n;
 }
 
@@ -450,8 +505,8 @@ static void compare_free(struct compare *c)
 	for (size_t k = 0; k < c->nm; k++) {
 		for (size_t i = 0; i < c->m[k].nrows; i++) {
 			free(c->m[k].rows[i].label);
-			free(c->m[k].rows[i].v[0]);
-			free(c->m[k].rows[i].v[1]);
+			for (int s = 0; s < COMPARE_MAX_SIDES; s++)
+				free(c->m[k].rows[i].v[s]);
 		}
 		free(c->m[k].rows);
 		jpath_free(&c->m[k].path);
@@ -460,8 +515,8 @@ static void compare_free(struct compare *c)
 	for (size_t i = 0; i < c->nnotes; i++)
 		free(c->notes[i]);
 	free(c->notes);
-	json_decref(c->side[0].doc);
-	json_decref(c->side[1].doc);
+	for (int s = 0; s < c->nsides; s++)
+		json_decref(c->side[s].doc);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -477,33 +532,41 @@ int cmd_compare(int argc, char **argv)
 	int ret;
 
 	parse_args(c, argc, argv);
-	load_side(&c->side[0]);
-	load_side(&c->side[1]);
-	if (strcmp(c->side[0].scenario, c->side[1].scenario))
-		die("%s is a \"%s\" document, %s a \"%s\" one: different "
-		    "scenarios do not compare", c->side[0].file,
-		    c->side[0].scenario, c->side[1].file, c->side[1].scenario);
+	for (int s = 0; s < c->nsides; s++) {
+		load_side(&c->side[s]);
+		if (strcmp(c->side[0].scenario, c->side[s].scenario))
+			die("%s is a \"%s\" document, %s a \"%s\" one: "
+			    "different scenarios do not compare",
+			    c->side[0].file, c->side[0].scenario,
+			    c->side[s].file, c->side[s].scenario);
+	}
 	if (!c->nm)
 		add_defaults(c);
 	for (size_t k = 0; k < c->nm; k++) {
-		collect(c, &c->m[k], 0);
-		collect(c, &c->m[k], 1);
-		test_rows(&c->m[k]);
+		for (int s = 0; s < c->nsides; s++)
+			collect(c, &c->m[k], s);
+		test_rows(&c->m[k], c->nsides);
 	}
 	if (!total_rows(c))
-		die("no metric of scenario \"%s\" found in %s or %s (%s)",
+		die("no metric of scenario \"%s\" found in %s or %s%s (%s)",
 		    c->side[0].scenario, c->side[0].file, c->side[1].file,
-		    c->m[0].why[0]);
-	config_diff(c);
+		    c->nsides > 2 ? " or the others" : "", c->m[0].why[0]);
+	for (int s = 1; s < c->nsides; s++)
+		config_diff(c, s);
 	skipped_notes(c);
 	test_notes(c);
 	compare_print(c);
 	if (c->json)
 		compare_write_json(c);
-	ret = tested_rows(c) ? 0 : 1;
-	if (ret)
+	/* Every side must share a row with the reference. */
+	ret = 0;
+	for (int s = 1; s < c->nsides; s++) {
+		if (tested_rows(c, s))
+			continue;
 		err_msg("no row is in both %s and %s: nothing was compared",
-			c->side[0].file, c->side[1].file);
+			c->side[0].file, c->side[s].file);
+		ret = 1;
+	}
 	compare_free(c);
 	return ret;
 }

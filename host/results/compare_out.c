@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * "mmubench compare" output: per metric a table in the seed's shape
- * (one row per pattern or phase, A and B medians, B/A, the verdicts),
- * then the notes; and the same as JSON.
+ * (one row per pattern or phase, each side's median, B/A (C/A, ...) and
+ * the verdicts), then the notes; and the same as JSON.
  */
 #include <math.h>
 #include <string.h>
@@ -47,45 +47,109 @@ static void diff_text(const struct stats_ttest *t, char *buf, size_t len)
 			 sizeof(d)), pct);
 }
 
+static void ratio_text(const struct row *r, int s, char *buf, size_t len)
+{
+	if (r->s[0].median)
+		snprintf(buf, len, "%.3f", r->s[s].median / r->s[0].median);
+	else
+		snprintf(buf, len, "-");
+}
+
+/* Two sides: the difference of means and its interval, as ministat. */
 static void print_row(const struct row *r, int w)
 {
 	char a[32], b[32], ratio[32], ci[96];
-	const struct stats_ttest *t = &r->t;
+	const struct stats_ttest *t = &r->t[1];
 
-	if (!r->tested) {
+	if (!r->tested[1]) {
 		printf("  %-*s %3zu %3zu %11s %11s   only in %s\n", w, r->label,
 		       r->n[0], r->n[1], r->n[0] ? num(r->s[0].median, a, 32) :
 		       "-", r->n[1] ? num(r->s[1].median, b, 32) : "-",
 		       r->n[0] ? "A" : "B");
 		return;
 	}
-	if (r->s[0].median)
-		snprintf(ratio, sizeof(ratio), "%.3f",
-			 r->s[1].median / r->s[0].median);
-	else
-		snprintf(ratio, sizeof(ratio), "-");
+	ratio_text(r, 1, ratio, sizeof(ratio));
 	diff_text(t, ci, sizeof(ci));
 	printf("  %-*s %3zu %3zu %11s %11s %7s  %-34s %-4s %6.3f %s\n", w,
 	       r->label, r->n[0], r->n[1], num(r->s[0].median, a, sizeof(a)),
 	       num(r->s[1].median, b, sizeof(b)), ratio, ci,
-	       t->valid ? (t->significant ? "yes" : "no") : "n/a", r->mw.p,
-	       r->mw.significant ? "yes" : "no");
+	       t->valid ? (t->significant ? "yes" : "no") : "n/a", r->mw[1].p,
+	       r->mw[1].significant ? "yes" : "no");
+}
+
+/*
+ * More sides: each side's runs and median, then per side against the
+ * reference its ratio and the two verdicts (t, Mann-Whitney); the
+ * intervals and p values are in the JSON.
+ */
+static void print_row_n(const struct compare *c, const struct row *r, int w)
+{
+	char med[32], ratio[32];
+
+	printf("  %-*s", w, r->label);
+	for (int s = 0; s < c->nsides; s++)
+		printf(" %3zu", r->n[s]);
+	for (int s = 0; s < c->nsides; s++)
+		printf(" %11s", r->n[s] ? num(r->s[s].median, med, 32) : "-");
+	for (int s = 1; s < c->nsides; s++) {
+		const struct stats_ttest *t = &r->t[s];
+		/* No trailing blanks after the last column. */
+		int mw_w = s + 1 < c->nsides ? 3 : 0;
+
+		if (!r->tested[s]) {
+			printf("  %7s %-3s %-*s", "-", "-", mw_w, "-");
+			continue;
+		}
+		ratio_text(r, s, ratio, sizeof(ratio));
+		printf("  %7s %-3s %-*s", ratio,
+		       t->valid ? (t->significant ? "yes" : "no") : "n/a",
+		       mw_w, r->mw[s].significant ? "yes" : "no");
+	}
+	printf("\n");
+}
+
+static void print_header_n(const struct compare *c, int w)
+{
+	char h[16];
+
+	printf("\n  %-*s", w, "row");
+	for (int s = 0; s < c->nsides; s++) {
+		snprintf(h, sizeof(h), "n%c", side_letter(s));
+		printf(" %3s", h);
+	}
+	for (int s = 0; s < c->nsides; s++) {
+		snprintf(h, sizeof(h), "%c median", side_letter(s));
+		printf(" %11s", h);
+	}
+	for (int s = 1; s < c->nsides; s++) {
+		snprintf(h, sizeof(h), "%c/A", side_letter(s));
+		printf("  %7s %-3s %-*s", h, "t", s + 1 < c->nsides ? 3 : 0,
+		       "MW");
+	}
+	printf("\n");
 }
 
 /* "| Run | A | B |": each run's value in the order the runs were made. */
 static void print_runs(const struct compare *c, const struct row *r)
 {
-	size_t n = mmub_max(r->n[0], r->n[1]);
-	int wa = (int)mmub_max((size_t)10, strlen(c->side[0].label));
-	int wb = (int)mmub_max((size_t)10, strlen(c->side[1].label));
-	char a[32], b[32];
+	int w[COMPARE_MAX_SIDES];
+	size_t n = 0;
+	char v[32];
 
-	printf("  %s, every run:\n  | %-4s | %*s | %*s |\n", r->label, "Run",
-	       wa, c->side[0].label, wb, c->side[1].label);
-	for (size_t i = 0; i < n; i++)
-		printf("  | %-4zu | %*s | %*s |\n", i + 1, wa,
-		       i < r->n[0] ? num(r->v[0][i], a, sizeof(a)) : "-", wb,
-		       i < r->n[1] ? num(r->v[1][i], b, sizeof(b)) : "-");
+	printf("  %s, every run:\n  | %-4s |", r->label, "Run");
+	for (int s = 0; s < c->nsides; s++) {
+		n = mmub_max(n, r->n[s]);
+		w[s] = (int)mmub_max((size_t)10, strlen(c->side[s].label));
+		printf(" %*s |", w[s], c->side[s].label);
+	}
+	printf("\n");
+	for (size_t i = 0; i < n; i++) {
+		printf("  | %-4zu |", i + 1);
+		for (int s = 0; s < c->nsides; s++)
+			printf(" %*s |", w[s], i < r->n[s] ?
+			       num(r->v[s][i], v, sizeof(v)) : "-");
+		printf("\n");
+	}
 }
 
 static void print_metric(const struct compare *c, const struct metric *m)
@@ -97,17 +161,24 @@ static void print_metric(const struct compare *c, const struct metric *m)
 	printf("\n%s", m->name);
 	if (strcmp(m->name, m->path.text))
 		printf("  (%s)", m->path.text);
-	printf("\n  %-*s %3s %3s %11s %11s %7s  %-34s %-4s %6s %s\n", w, "row",
-	       "nA", "nB", "A median", "B median", "B/A",
-	       "B-A mean +/- 95% CI (% of A)", "t", "MW p", "MW");
-	for (size_t i = 0; i < m->nrows; i++)
-		print_row(&m->rows[i], w);
+	if (c->nsides > 2) {
+		print_header_n(c, w);
+		for (size_t i = 0; i < m->nrows; i++)
+			print_row_n(c, &m->rows[i], w);
+	} else {
+		printf("\n  %-*s %3s %3s %11s %11s %7s  %-34s %-4s %6s %s\n",
+		       w, "row", "nA", "nB", "A median", "B median", "B/A",
+		       "B-A mean +/- 95% CI (% of A)", "t", "MW p", "MW");
+		for (size_t i = 0; i < m->nrows; i++)
+			print_row(&m->rows[i], w);
+	}
 	for (size_t i = 0; c->runs && i < m->nrows; i++)
 		print_runs(c, &m->rows[i]);
 }
 
-static void print_side(const struct side *s, const char *ab)
+static void print_side(const struct side *s, int i)
 {
+	const char ab[2] = { side_letter(i), 0 };
 	bool named = strcmp(s->label, ab);
 
 	printf("  %s%s%s: %s, %zu run%s, kernel %s, MMU %s\n", ab,
@@ -115,27 +186,39 @@ static void print_side(const struct side *s, const char *ab)
 	       s->runs > 1 ? "s" : "", env_str(s, "kernel"), env_str(s, "mmu"));
 }
 
-void compare_print(const struct compare *c)
+/* "N of M rows differ": side @s against the reference. */
+static void print_verdict(const struct compare *c, int s)
 {
 	size_t sig = 0, rows = 0;
 
+	for (size_t k = 0; k < c->nm; k++) {
+		for (size_t i = 0; i < c->m[k].nrows; i++) {
+			const struct row *r = &c->m[k].rows[i];
+
+			rows += r->tested[s];
+			sig += r->tested[s] && r->t[s].significant &&
+			       r->mw[s].significant;
+		}
+	}
+	if (c->nsides > 2)
+		printf("%c against A: ", side_letter(s));
+	printf("%zu of %zu rows differ at 95 %% by both tests\n", sig, rows);
+}
+
+void compare_print(const struct compare *c)
+{
 	printf("mmubench compare: %s, every run one sample; significance at "
 	       "95 %% (two-sided)\n", c->side[0].scenario);
-	print_side(&c->side[0], "A");
-	print_side(&c->side[1], "B");
+	for (int s = 0; s < c->nsides; s++)
+		print_side(&c->side[s], s);
 	for (size_t k = 0; k < c->nm; k++) {
 		if (!c->m[k].nrows)
 			continue;
 		print_metric(c, &c->m[k]);
-		for (size_t i = 0; i < c->m[k].nrows; i++) {
-			const struct row *r = &c->m[k].rows[i];
-
-			rows += r->tested;
-			sig += r->tested && r->t.significant &&
-			       r->mw.significant;
-		}
 	}
-	printf("\n%zu of %zu rows differ at 95 %% by both tests\n", sig, rows);
+	printf("\n");
+	for (int s = 1; s < c->nsides; s++)
+		print_verdict(c, s);
 	for (size_t i = 0; i < c->nnotes; i++)
 		printf("note: %s\n", c->notes[i]);
 }
@@ -192,21 +275,53 @@ static json_t *json_mwu(const struct stats_mwu *mw)
 	return o;
 }
 
-static json_t *json_row(const struct metric *m, const struct row *r)
+static double ratio_of(const struct row *r, int s)
+{
+	return r->tested[s] && r->s[0].median ?
+	       r->s[s].median / r->s[0].median : NAN;
+}
+
+/* "vs": side @s against the reference; null tests if none was made. */
+static json_t *json_vs(const struct compare *c, const struct row *r, int s)
 {
 	json_t *o = json_object();
 
 	if (!o)
 		die("out of memory");
+	jset(o, "side", json_integer(s));
+	jset(o, "label", json_string(c->side[s].label));
+	jset(o, "ratio", jnum(ratio_of(r, s)));
+	jset(o, "ttest", r->tested[s] ? json_ttest(&r->t[s]) : json_null());
+	jset(o, "mann_whitney", r->tested[s] ? json_mwu(&r->mw[s]) :
+						 json_null());
+	return o;
+}
+
+static json_t *json_row(const struct compare *c, const struct metric *m,
+			const struct row *r)
+{
+	json_t *o = json_object(), *sides = json_array(), *vs = json_array();
+
+	if (!o || !sides || !vs)
+		die("out of memory");
 	jset(o, "metric", json_string(m->name));
 	jset(o, "path", json_string(m->path.text));
 	jset(o, "row", json_string(r->label));
+	/* The first pair, as with two documents, for two-side readers. */
 	jset(o, "a", json_summary(&r->s[0], r, 0));
 	jset(o, "b", json_summary(&r->s[1], r, 1));
 	jset(o, "ratio", jnum(r->s[0].median ?
 			      r->s[1].median / r->s[0].median : NAN));
-	jset(o, "ttest", json_ttest(&r->t));
-	jset(o, "mann_whitney", json_mwu(&r->mw));
+	jset(o, "ttest", json_ttest(&r->t[1]));
+	jset(o, "mann_whitney", json_mwu(&r->mw[1]));
+	for (int s = 0; s < c->nsides; s++)
+		if (json_array_append_new(sides, json_summary(&r->s[s], r, s)))
+			die("out of memory");
+	jset(o, "sides", sides);
+	for (int s = 1; s < c->nsides; s++)
+		if (json_array_append_new(vs, json_vs(c, r, s)))
+			die("out of memory");
+	jset(o, "vs", vs);
 	return o;
 }
 
@@ -227,17 +342,23 @@ static json_t *json_side(const struct side *s)
 void compare_write_json(const struct compare *c)
 {
 	json_t *doc = json_object(), *rows = json_array(), *notes = json_array();
+	json_t *sides = json_array();
 
-	if (!doc || !rows || !notes)
+	if (!doc || !rows || !notes || !sides)
 		die("out of memory");
 	jset(doc, "scenario", json_string(c->side[0].scenario));
 	jset(doc, "level", jnum(COMPARE_LEVEL));
 	jset(doc, "a", json_side(&c->side[0]));
 	jset(doc, "b", json_side(&c->side[1]));
+	for (int s = 0; s < c->nsides; s++)
+		if (json_array_append_new(sides, json_side(&c->side[s])))
+			die("out of memory");
+	jset(doc, "sides", sides);
+	/* A row any side shares with the reference. */
 	for (size_t k = 0; k < c->nm; k++)
 		for (size_t i = 0; i < c->m[k].nrows; i++)
-			if (c->m[k].rows[i].tested &&
-			    json_array_append_new(rows, json_row(&c->m[k],
+			if (c->m[k].rows[i].any &&
+			    json_array_append_new(rows, json_row(c, &c->m[k],
 						  &c->m[k].rows[i])))
 				die("out of memory");
 	jset(doc, "rows", rows);

@@ -27,10 +27,10 @@ enum zap_metric {
 	ZAP_CALL_P999_US,
 	ZAP_FAULT_P50_US,	/* guest access latency: the fault side */
 	ZAP_FAULT_P99_US,
-	ZAP_FAULT_P999_US,	/* the proxy for the seed's fwait_p999_us */
+	ZAP_FAULT_P999_US,	/* user space's proxy for fwait_p999_us */
 	ZAP_PAGES_PER_S,
 	ZAP_KERNEL_TOTAL_MS,	/* kprobes: sum of tdp_mmu_zap_leafs() */
-	ZAP_KERNEL_FWAIT_P999_US, /* kprobes: queued_read_lock_slowpath() */
+	ZAP_FWAIT_P999_US,	/* kprobes: queued_read_lock_slowpath() */
 	ZAP_METRIC_NR,
 };
 

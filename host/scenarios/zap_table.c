@@ -121,8 +121,7 @@ int zap_table(const struct common *c, const struct zap_opts *zo,
 		/* The seed's two tables first: kernel-side where probes worked. */
 		if (kprobes) {
 			print_metric(rows, nr, ZAP_KERNEL_TOTAL_MS, c->repeat);
-			print_metric(rows, nr, ZAP_KERNEL_FWAIT_P999_US,
-				     c->repeat);
+			print_metric(rows, nr, ZAP_FWAIT_P999_US, c->repeat);
 		}
 		print_metric(rows, nr, ZAP_TOTAL_MS, c->repeat);
 		print_metric(rows, nr, ZAP_FAULT_P999_US, c->repeat);

@@ -3,6 +3,8 @@
 # Usage: check/run.sh /path/to/linux-6.1-with-this-series-applied [iterations]
 # Extracts the patched functions from the kernel tree, compiles them into a
 # userspace harness with ASan/UBSan and runs randomized checks (see README).
+# CHECK_EXPECT=no-unlink: the tree is tdp-mmu-no-unlink-control's, whose
+# walk must unlink nothing (its check/run.sh sets it).
 set -e
 src=${1:?usage: $0 KERNEL_SRC [iterations]}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -28,5 +30,10 @@ ex() { # FILE PATTERN [MODE]: one block of C (../../check-extract.awk)
 } >"$tmp/extracted.c"
 cp "$here/harness.c" "$tmp/"
 cd "$tmp"
-${CC:-gcc} -O2 -g -Wall -Wno-unused-function -fsanitize=address,undefined -o harness harness.c
+case ${CHECK_EXPECT:-unlink} in
+unlink) expect= ;;
+no-unlink) expect=-DEXPECT_NO_UNLINK ;;
+*) echo "$0: CHECK_EXPECT=$CHECK_EXPECT: unlink or no-unlink" >&2; exit 2 ;;
+esac
+${CC:-gcc} -O2 -g -Wall -Wno-unused-function -fsanitize=address,undefined $expect -o harness harness.c
 ./harness ${2:+"$2"}
