@@ -6,7 +6,7 @@
 # that a drift of the machine (load, thermal) hits both sides alike.
 #
 #   ci/ab.sh --series NAME [--arch A] [--repeat R] [--cpu MODEL]
-#            [--append KARGS] [--mem SIZE] [--out DIR] [--timeout SEC]
+#            [--append KARGS] [--mem SIZE] [--smp N] [--out DIR] [--timeout SEC]
 #            [--runs] [--kernel 6.1] [--mmubench BIN] [--guest FILE]
 #            [--] SCENARIO OPTIONS...
 #
@@ -50,13 +50,14 @@ while (($#)); do
 	# The first word that is not an option is the scenario.
 	[[ $1 == -* ]] || break
 	case $1 in
-	--series|--arch|--repeat|--cpu|--append|--mem|--out|--timeout|--mmubench|--guest|--kernel)
+	--series|--arch|--repeat|--cpu|--append|--mem|--smp|--out|--timeout|--mmubench|--guest|--kernel)
 		(($# >= 2)) || die "$1 needs a value" 2 ;;&
 	--kernel) [[ $2 == 6.1 ]] || die "--kernel $2: only 6.1 (Debian's linux-source-6.1) is built here" 2 ;;
+	--smp) [[ $2 =~ ^[1-9][0-9]?$ ]] || die "--smp $2: the nested kernel's CPUs for the scenario, 1..99" 2 ;;&
 	--series) series=$2 ;;
 	--arch) arch=$2 ;;
 	--repeat) repeat=$2 ;;
-	--cpu|--append|--mem|--timeout) run_opts+=("$1" "$2") ;;
+	--cpu|--append|--mem|--smp|--timeout) run_opts+=("$1" "$2") ;;
 	--out) out=$2 ;;
 	--mmubench) bin=$2 ;;
 	--guest) guest=$2 ;;
