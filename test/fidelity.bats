@@ -132,15 +132,15 @@ row() {
 	assert_equal "$status" 2
 	assert_output "ci/fidelity.sh: error: --experiment seed001-paper: expected NAME=DIR (an experiment's name, a ci/ab.sh folder)"
 	printf '000\tt\t4K\t1.8\t341\tms\tseed000-paper\tm\toriginal:a\tb:a\n' >"$s"
-	run "$ROOT/ci/fidelity.sh" --seeds "$s" "$NIGHT"
+	run "$ROOT/ci/fidelity.sh" --seeds "$s" --out "$BATS_TEST_TMPDIR" "$NIGHT"
 	assert_equal "$status" 2
 	assert_output --partial "ci/fidelity.sh: error: --seeds $s: line 1 has 10 columns, not 11"
 	printf '000\tt\t4K\t1.8x\t341\tms\tseed000-paper\tm\toriginal:a\tb:a\tsrc\n' >"$s"
-	run "$ROOT/ci/fidelity.sh" --seeds "$s" "$NIGHT"
+	run "$ROOT/ci/fidelity.sh" --seeds "$s" --out "$BATS_TEST_TMPDIR" "$NIGHT"
 	assert_equal "$status" 2
 	assert_output "ci/fidelity.sh: error: --seeds $s: line 1: seed_before '1.8x', seed_after '341': numbers or -"
 	printf '000\tt\t4K\t1.8\t341\tms\tseed000-paper\tm\toriginal\tb:a\tsrc\n' >"$s"
-	run "$ROOT/ci/fidelity.sh" --seeds "$s" "$NIGHT"
+	run "$ROOT/ci/fidelity.sh" --seeds "$s" --out "$BATS_TEST_TMPDIR" "$NIGHT"
 	assert_equal "$status" 2
 	assert_output "ci/fidelity.sh: error: --seeds $s: line 1: before 'original', after 'b:a': SIDE:ROW each"
 	# A compare.json that is not one.
