@@ -250,6 +250,9 @@ ab_run() { # SERIES
 	run "$ROOT/ci/ab.sh" --kernel 5.15 --series x zap
 	assert_equal "$status" 2
 	assert_output "ci/ab.sh: error: --kernel 5.15: only 6.1 (Debian's linux-source-6.1) is built here"
+	run "$ROOT/ci/ab.sh" --series x --smp 0 -- zap
+	assert_equal "$status" 2
+	assert_output "ci/ab.sh: error: --smp 0: the nested kernel's CPUs for the scenario, 1..99"
 	# Without --, a --repeat after the scenario is still ab's.
 	run "$ROOT/ci/ab.sh" --series x zap --zap same4 --repeat 0
 	assert_equal "$status" 2
