@@ -286,7 +286,9 @@ END { flush() }') || die "formatting the report failed"
 write_atomic() {
 	local tmp
 	tmp=$(mktemp "$out/.fidelity.XXXXXX") || exit 1
-	if ! { printf '%s\n' "$2" >"$tmp" && mv "$tmp" "$1"; }; then
+	# (mktemp makes it 0600: as readable as any other result)
+	if ! { printf '%s\n' "$2" >"$tmp" && chmod 644 "$tmp" &&
+		mv "$tmp" "$1"; }; then
 		rm -f "$tmp"
 		echo "$prog: error: cannot write $1" >&2
 		exit 1
