@@ -57,6 +57,7 @@ while (($#)); do
 	--series|--arch|--repeat|--cpu|--append|--mem|--smp|--out|--timeout|--mmubench|--guest|--kernel)
 		(($# >= 2)) || die "$1 needs a value" 2 ;;&
 	--kernel) [[ $2 == 6.1 ]] || die "--kernel $2: only 6.1 (Debian's linux-source-6.1) is built here" 2 ;;
+	--smp) [[ $2 =~ ^[1-9][0-9]?$ ]] || die "--smp $2: the nested kernel's CPUs for the scenario, 1..99" 2 ;;&
 	--series) series=$2 ;;
 	--arch) arch=$2 ;;
 	--repeat) repeat=$2 ;;

@@ -143,6 +143,17 @@ for f in "${found[@]}"; do
 	lines+=("$date	$commit	$arch	$kernel	$exp	$scenario	$runs	$release	$key/$night")
 done
 
+# The night's fidelity report (ci/fidelity.sh), beside the entries:
+# STORE/fidelity/DATE-COMMIT.json, named as the first entry's night.
+fid=''
+if [[ -f $night_dir/fidelity.json ]]; then
+	jq -e '.rows | type == "array"' "$night_dir/fidelity.json" >/dev/null 2>&1 ||
+		die "$night_dir/fidelity.json: not a report of ci/fidelity.sh"
+	fid=fidelity/${entries[0]##*/}.json
+	mkdir -p "$stage/fidelity"
+	cp -p "$night_dir/fidelity.json" "$stage/$fid"
+fi
+
 # Into place, one rename per entry (an interrupted store's leftover, not
 # in the index, is replaced), then the index that makes them seen.
 for k in "${entries[@]}"; do
@@ -150,6 +161,10 @@ for k in "${entries[@]}"; do
 	rm -rf "${store:?}/$k"
 	mv -T "$stage/$k" "$store/$k"
 done
+if [[ $fid ]]; then
+	mkdir -p "$store/fidelity"
+	mv -T "$stage/$fid" "$store/$fid"
+fi
 {
 	if [[ -f $idx ]]; then
 		cat "$idx"
@@ -160,3 +175,4 @@ done
 } >"$stage/index.tsv"
 mv "$stage/index.tsv" "$idx"
 printf '%s\n' "${entries[@]}"
+[[ -z $fid ]] || echo "$fid"

@@ -340,7 +340,7 @@ ab_run() { # SERIES
 		(.rows[] | select(.metric == "zap_total_ms") | .row == "same4" and
 		 (.sides | length == 3) and .vs[1].label == "'"$c"'")'
 	run cat "$out/compare.txt"
-	assert_line "  C = $c: $out/C.json, 1 run, kernel 6.1.192, MMU tdp_mmu"
+	assert_line "  C = $c: $out/C.json, 1 run, kernel 6.1.192-mmub-$c, MMU tdp_mmu"
 	assert_line --regexp '^  same4 +1 +1 +1 '
 	run cat "$out/time.txt"
 	assert_line --regexp '^  runs C \('"$c"'\) +[0-9.]+  \(1 boot, '
@@ -360,6 +360,9 @@ ab_run() { # SERIES
 	run "$ROOT/ci/ab.sh" --kernel 5.15 --series x zap
 	assert_equal "$status" 2
 	assert_output "ci/ab.sh: error: --kernel 5.15: only 6.1 (Debian's linux-source-6.1) is built here"
+	run "$ROOT/ci/ab.sh" --series x --smp 0 -- zap
+	assert_equal "$status" 2
+	assert_output "ci/ab.sh: error: --smp 0: the nested kernel's CPUs for the scenario, 1..99"
 	# Without --, a --repeat after the scenario is still ab's.
 	run "$ROOT/ci/ab.sh" --series x zap --zap same4 --repeat 0
 	assert_equal "$status" 2

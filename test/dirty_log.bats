@@ -155,6 +155,18 @@ done'
 	(( $(echo "$init < $get" | bc) )) || fail "clear-init-set $init ms is not below get $get ms"
 }
 
+@test "--table-modes: only the columns asked for, in their order" {
+	require_kvm
+	local j=$BATS_TEST_TMPDIR/t.json
+	mmub dirty-log --table enable --table-modes clear-init-set,clear -b 16m --json "$j"
+	assert_success
+	assert_line "  page size   clear-init-set           clear"
+	assert_line --regexp "^  4K +[0-9.]+ +[0-9.]+$"
+	assert_json "$j" '.config.table_modes == ["clear-init-set", "clear"] and
+		([.results.runs[] | select(.na == null) | .mode] | unique) == ["clear", "clear-init-set"] and
+		([.results.runs[] | select(.page == "4K")] | length) == 2'
+}
+
 @test "dirty-log options are checked before any VM exists" {
 	run "$MMUBENCH" dirty-log --mode foo
 	assert_equal "$status" 2
@@ -183,4 +195,13 @@ done'
 	run "$MMUBENCH" dirty-log --table frob
 	assert_equal "$status" 2
 	assert_output --partial "--table frob: unknown (accepted: enable)"
+	run "$MMUBENCH" dirty-log --table-modes clear
+	assert_equal "$status" 2
+	assert_output "mmubench: --table-modes: only with --table enable"
+	run "$MMUBENCH" dirty-log --table enable --table-modes clear,ring
+	assert_equal "$status" 2
+	assert_output "mmubench: --table-modes clear,ring: unknown mode 'ring' (accepted: get, clear, clear-init-set)"
+	run "$MMUBENCH" dirty-log --table enable --table-modes get,get
+	assert_equal "$status" 2
+	assert_output "mmubench: --table-modes get,get: get twice"
 }

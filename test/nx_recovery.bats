@@ -82,14 +82,18 @@ for t in log nolog; do
 	echo "PARAM $t ratio=$(cat /sys/module/kvm/parameters/nx_huge_pages_recovery_ratio)"
 done'
 
-# The zap of the worker, as seen by the stats: -16 4K entries, 16 refaults.
+# The zap of the worker, as seen by the stats: -16 4K entries, 16 refaults;
+# one 4K entry a split (one RET per 2M), so 16 splits zapped.
 ZAPPED='.splits_after_execute == 16 and .splits_left == 0 and
-	.recovery_pages_4k_delta == -16 and .reexecute_pf_fixed == 16'
+	.recovery_pages_4k_delta == -16 and .reexecute_pf_fixed == 16 and
+	.ptes_per_split == 1 and .splits_zapped == 16 and .splits_unaccounted == 0'
 # Without logging a refault maps 2M first, then splits again on the fetch.
 ZAPPED_NOLOG='.splits_after_execute == 16 and .splits_left == 0 and
-	.recovery_pages_4k_delta == -16 and .reexecute_pf_fixed >= 16'
+	.recovery_pages_4k_delta == -16 and .reexecute_pf_fixed >= 16 and
+	.splits_zapped == 16 and .splits_unaccounted == 0 and .recovery_tlb_flushes > 0'
 KEPT='.splits_after_execute == 16 and .splits_left == 0 and
-	.recovery_pages_4k_delta == 0 and .reexecute_pf_fixed == 0'
+	.recovery_pages_4k_delta == 0 and .reexecute_pf_fixed == 0 and
+	.splits_zapped == 0 and .splits_unaccounted == 16'
 
 @test "nx-recovery: sets its knobs, restores them, reports the worker's CPU time" {
 	require_nested
@@ -102,7 +106,10 @@ KEPT='.splits_after_execute == 16 and .splits_left == 0 and
 	assert_line "PARAM log ratio=60"
 	assert_line "PARAM nolog ratio=60"
 	nx_json log | assert_json - '.dirty_logging and .splits_after_execute == 16 and
-		.splits_left == 0 and .worker_ms > 0 and .worker_recovery_ms >= 0'
+		.splits_left == 0 and .worker_ms > 0 and .worker_recovery_ms >= 0 and
+		((.worker_us_per_split - .worker_recovery_ms * 1000 / 16) | fabs) < 0.001 and
+		.recovery_periods > 0 and
+		((.recovered_per_period - 16 / .recovery_periods) | fabs) < 0.001'
 	# Without logging every kernel recovers the huge pages: a zap.
 	nx_json nolog | assert_json - "(.dirty_logging | not) and $ZAPPED_NOLOG"
 }

@@ -65,6 +65,10 @@ static const struct default_metric defaults[] = {
 	  "results.runs[].nx_recovery.recovery_pages_4k_delta" },
 	{ "nx-recovery", "reexecute_pf_fixed",
 	  "results.runs[].nx_recovery.reexecute_pf_fixed" },
+	{ "nx-recovery", "splits_zapped",
+	  "results.runs[].nx_recovery.splits_zapped" },
+	{ "nx-recovery", "worker_us_per_split",
+	  "results.runs[].nx_recovery.worker_us_per_split" },
 	/* Seed 000's second table: what the first harvest lets it skip. */
 	{ "migrate", "total_ms", "results.runs[].migrate.total_ms" },
 	{ "migrate", "first_harvest", "results.runs[].migrate.first_harvest" },

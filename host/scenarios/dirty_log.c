@@ -22,7 +22,7 @@
 
 enum {
 	O_MODE = 512, O_GET = 'g', O_CHUNK = 'k', O_RING_SIZE = 513,
-	O_VERIFY, O_ROUNDS, O_TABLE, O_DROP,
+	O_VERIFY, O_ROUNDS, O_TABLE, O_DROP, O_TABLE_MODES,
 };
 
 static const struct opt opts[] = {
@@ -40,6 +40,9 @@ static const struct opt opts[] = {
 	  "harvests while the vCPUs keep writing, with --verify (200)" },
 	{ "table", O_TABLE, required_argument, "enable",
 	  "the enable-time table: page sizes x modes, --repeat each" },
+	{ "table-modes", O_TABLE_MODES, required_argument, "LIST",
+	  "--table enable's columns, a subset of get,clear,clear-init-set "
+	  "(all three)" },
 	{ "debug-drop-dirty", O_DROP, required_argument, "H",
 	  "lose one page KVM reports in harvest H (0: the first), or the "
 	  "first later one reporting any: --verify must then fail, naming it" },
@@ -54,6 +57,7 @@ static struct {
 	bool verify;
 	u32 rounds;
 	const char *table;
+	struct table_modes table_modes;
 	s64 drop;		/* --debug-drop-dirty, -1: off */
 } o = {
 	.mode = DLOG_CLEAR, .ring_bytes = DLOG_RING_DEFAULT, .rounds = 200,
@@ -98,6 +102,9 @@ static void parse(int key, const char *arg)
 	case O_DROP:
 		o.drop = (s64)parse_u64("--debug-drop-dirty", arg, 0, 1000000);
 		break;
+	case O_TABLE_MODES:
+		table_modes_parse(&o.table_modes, arg);
+		break;
 	}
 }
 
@@ -122,6 +129,8 @@ static void validate(struct common *c)
 		    c->iterations, o.rounds, o.rounds + c->iterations + 2);
 	if (o.table && o.verify)
 		die("--table enable: measures enabling only; drop --verify");
+	if (o.table_modes.n && !o.table)
+		die("--table-modes: only with --table enable");
 	if (ring) {
 		c->vm.dirty_ring_bytes = o.ring_bytes;
 		c->vm.dirty_ring_acq_rel = o.mode == DLOG_RING_ACQ_REL;
@@ -426,7 +435,7 @@ static int run(struct common *c)
 	json_t *config;
 
 	if (o.table)
-		return dirty_log_table(c);
+		return dirty_log_table(c, &o.table_modes);
 	report_header(&c->vm, "dirty-log");
 	printf("dirty logging: --mode %s%s\n", dlog_mode_names[o.mode],
 	       o.verify ? ", every harvest verified" : "");

@@ -15,12 +15,45 @@
 #include "scenarios/dirty_log_table.h"
 #include "scenarios/page_rows.h"
 
-static const enum dlog_mode cols[] = {
+static const enum dlog_mode all_cols[] = {
 	DLOG_GET, DLOG_CLEAR, DLOG_CLEAR_INIT_SET,
 };
 
 #define NR_ROWS	NR_PAGE_ROWS
-#define NR_COLS	MMUB_ARRAY_SIZE(cols)
+#define NR_COLS	MMUB_ARRAY_SIZE(all_cols)
+
+/*
+ * The columns this run measures (--table-modes), in their order: at a
+ * seed's sizes every cell is a populate of the whole memory, and a seed
+ * needs one or two of the three.
+ */
+static enum dlog_mode cols[NR_COLS];
+static u32 nr_cols;
+
+void table_modes_parse(struct table_modes *t, const char *arg)
+{
+	char buf[128], *save = NULL, *tok;
+	u32 k;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	t->n = 0;
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		for (k = 0; k < NR_COLS; k++)
+			if (!strcmp(tok, dlog_mode_names[all_cols[k]]))
+				break;
+		if (k == NR_COLS)
+			die("--table-modes %s: unknown mode '%s' (accepted: get, "
+			    "clear, clear-init-set)", arg, tok);
+		for (u32 i = 0; i < t->n; i++)
+			if (t->mode[i] == all_cols[k])
+				die("--table-modes %s: %s twice", arg, tok);
+		t->mode[t->n++] = all_cols[k];
+	}
+	if (!t->n)
+		die("--table-modes %s: a comma-separated list of get, clear, "
+		    "clear-init-set", arg);
+}
 
 struct cell {
 	const char *na;		/* why not, or NULL */
@@ -71,10 +104,10 @@ static void print_table(const struct common *c, struct cell cl[][NR_COLS])
 	printf("enable_ms, median of %u (KVM_MEM_LOG_DIRTY_PAGES on every test "
 	       "slot, summed)\n\n", c->repeat);
 	printf("  %-10s", "page size");
-	for (u32 k = 0; k < NR_COLS; k++)
+	for (u32 k = 0; k < nr_cols; k++)
 		printf(" %15s", dlog_mode_names[cols[k]]);
 	printf("\n  %-10s", "---------");
-	for (u32 k = 0; k < NR_COLS; k++)
+	for (u32 k = 0; k < nr_cols; k++)
 		printf(" %15s", "--------------");
 	printf("\n");
 	for (u32 r = 0; r < NR_ROWS; r++) {
@@ -83,7 +116,7 @@ static void print_table(const struct common *c, struct cell cl[][NR_COLS])
 			printf(" n/a: %s\n", cl[r][0].na);
 			continue;
 		}
-		for (u32 k = 0; k < NR_COLS; k++) {
+		for (u32 k = 0; k < nr_cols; k++) {
 			if (cl[r][k].na)
 				printf(" %15s", "n/a");
 			else
@@ -97,7 +130,7 @@ static void print_table(const struct common *c, struct cell cl[][NR_COLS])
 static void na_rows(struct doc *doc, struct cell cl[][NR_COLS])
 {
 	for (u32 r = 0; r < NR_ROWS; r++)
-		for (u32 k = 0; k < NR_COLS; k++) {
+		for (u32 k = 0; k < nr_cols; k++) {
 			json_t *o;
 
 			if (!cl[r][k].na)
@@ -121,7 +154,7 @@ static int measure_row(struct doc *doc, const struct common *c, u32 r,
 
 	page_row_params(&p, &page_rows[r]);
 	na = page_row_unavailable(&p, &page_rows[r]);
-	for (u32 k = 0; k < NR_COLS; k++) {
+	for (u32 k = 0; k < nr_cols; k++) {
 		struct cell *cl = &cells[k];
 		struct cell_run cr = { .row = &page_rows[r], .mode = cols[k] };
 		struct run_hooks h = { .once = once, .arg = &cr };
@@ -145,23 +178,33 @@ static int measure_row(struct doc *doc, const struct common *c, u32 r,
 	return 0;
 }
 
-int dirty_log_table(const struct common *c)
+int dirty_log_table(const struct common *c, const struct table_modes *t)
 {
+	json_t *config, *modes;
 	struct cell cells[NR_ROWS][NR_COLS] = {};
 	struct doc doc;
 	char why[200];
 	int ret = 0;
 
-	for (u32 k = 0; k < NR_COLS; k++)
+	nr_cols = t->n ? t->n : NR_COLS;
+	for (u32 k = 0; k < nr_cols; k++)
+		cols[k] = t->n ? t->mode[k] : all_cols[k];
+	for (u32 k = 0; k < nr_cols; k++)
 		dlog_preflight(cols[k], 0);
 	printf("mmubench dirty-log --table enable: %u vCPU%s x %s per row "
 	       "(rounded up to the row's page size), %u slot%s, MMU %s\n",
 	       c->vm.nr_vcpus, c->vm.nr_vcpus > 1 ? "s" : "",
 	       fmt_size(c->vm.vcpu_bytes, why, sizeof(why)), c->vm.nr_slots,
 	       c->vm.nr_slots > 1 ? "s" : "", kvm_mmu_kind());
-	doc_begin(&doc, c, "dirty-log", json_pack("{s:s}", "table", "enable"));
-	progress_begin("dirty-log --table", NR_ROWS * NR_COLS * c->repeat,
-		       NR_ROWS * NR_COLS * c->repeat);
+	config = json_pack("{s:s}", "table", "enable");
+	modes = json_array();
+	for (u32 k = 0; k < nr_cols; k++)
+		json_array_append_new(modes,
+				      json_string(dlog_mode_names[cols[k]]));
+	jset(config, "table_modes", modes);
+	doc_begin(&doc, c, "dirty-log", config);
+	progress_begin("dirty-log --table", NR_ROWS * nr_cols * c->repeat,
+		       NR_ROWS * nr_cols * c->repeat);
 	for (u32 r = 0; r < NR_ROWS && !ret; r++)
 		ret = measure_row(&doc, c, r, cells[r]);
 	progress_end();
@@ -173,7 +216,7 @@ int dirty_log_table(const struct common *c)
 		doc_free(&doc);
 	}
 	for (u32 r = 0; r < NR_ROWS; r++)
-		for (u32 k = 0; k < NR_COLS; k++) {
+		for (u32 k = 0; k < nr_cols; k++) {
 			free(cells[r][k].ms);
 			free((char *)cells[r][k].na);
 		}

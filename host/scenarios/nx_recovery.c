@@ -36,12 +36,19 @@ struct nx_run {
 	u64 splits_exec;	/* nx_lpage_splits the workload added */
 	u64 splits_left;	/* ... still there when the wait ended */
 	double wait_ms;
+	double periods;		/* the wait in recovery periods */
+	double per_period;	/* splits recovered per period */
+	s64 tlb_flushes;	/* remote_tlb_flush over the recovery phase */
+	u32 ptes_per_split;	/* 4K entries a split held; 0: not known */
+	u64 splits_zapped;	/* ... of which the worker dropped */
+	u64 splits_unaccounted;	/* ... and the ones it only unaccounted */
 	s64 pages_4k_delta;	/* during the recovery phase */
 	s64 pages_2m_delta;
 	u64 reexec_faults;	/* pf_fixed while executing again */
 	bool worker_found;
 	double worker_ms;	/* its runtime over the whole run */
 	double worker_recovery_ms;	/* ... over the recovery phase */
+	double worker_us_per_split;	/* ... per split it took off its list */
 	char worker_why[160];
 };
 
@@ -51,6 +58,11 @@ static const struct field nx_fields[] = {
 		 FIELD_U64, 0, 0),
 	FIELD(struct nx_run, splits_left, FIELD_U64, 0, 0),
 	FIELD_AS("recovery_wait_ms", struct nx_run, wait_ms, FIELD_DOUBLE, 0, 0),
+	FIELD_AS("recovery_periods", struct nx_run, periods, FIELD_DOUBLE, 0, 0),
+	FIELD_AS("recovered_per_period", struct nx_run, per_period, FIELD_DOUBLE,
+		 0, 0),
+	FIELD_AS("recovery_tlb_flushes", struct nx_run, tlb_flushes, FIELD_S64,
+		 0, 0),
 	FIELD_AS("recovery_pages_4k_delta", struct nx_run, pages_4k_delta,
 		 FIELD_S64, 0, 0),
 	FIELD_AS("recovery_pages_2m_delta", struct nx_run, pages_2m_delta,
@@ -60,9 +72,18 @@ static const struct field nx_fields[] = {
 	{ NULL },
 };
 
+/* Where a split's size is known (ptes_per_split): zapped or only unaccounted. */
+static const struct field split_fields[] = {
+	FIELD(struct nx_run, ptes_per_split, FIELD_U32, 0, 0),
+	FIELD(struct nx_run, splits_zapped, FIELD_U64, 0, 0),
+	FIELD(struct nx_run, splits_unaccounted, FIELD_U64, 0, 0),
+	{ NULL },
+};
+
 static const struct field worker_fields[] = {
 	FIELD(struct nx_run, worker_ms, FIELD_DOUBLE, 0, 0),
 	FIELD(struct nx_run, worker_recovery_ms, FIELD_DOUBLE, 0, 0),
+	FIELD(struct nx_run, worker_us_per_split, FIELD_DOUBLE, 0, 0),
 	{ NULL },
 };
 /* A VM stat at @s; 0 where the kernel has none. */
@@ -219,6 +240,46 @@ static void wait_recovery(struct vm *vm, struct nx_run *r, u64 base)
 	recovery_ratio(false);
 	r->wait_ms = now_ms() - t0;
 	r->splits_left = n > base ? n - base : 0;
+	/*
+	 * Each period the worker takes 1/ratio of the splits (rounded up),
+	 * however long that takes: per period, not per pass, is what polling
+	 * can tell (a pass of many zaps spans several polls).
+	 */
+	r->periods = r->wait_ms / o.period_ms;
+	r->per_period = (r->splits_exec - r->splits_left) / r->periods;
+}
+
+/*
+ * The 4K entries one split held once the workload ran: every stride of a
+ * 2M huge page was executed and mapped at 4K.  Not known for 1G backing
+ * (a 1G split is one table of 2M entries and 512 of 4K).
+ */
+static u32 ptes_per_split(const struct vm_params *p)
+{
+	if (backing_page_size(p->backing) != MMUB_SZ_2M ||
+	    p->wl.stride > MMUB_SZ_2M)
+		return 0;
+	return (u32)(MMUB_SZ_2M / p->wl.stride);
+}
+
+/*
+ * Zapped or unaccounted: both take a split off the worker's list
+ * (nx_lpage_splits), only a zap drops its 4K entries (pages_4k), and the
+ * vCPUs are idle meanwhile, so every 4K entry dropped is the worker's.
+ */
+static void split_fate(const struct vm *vm, struct nx_run *r)
+{
+	u64 dropped, gone = r->splits_exec - r->splits_left;
+
+	r->ptes_per_split = ptes_per_split(&vm->p);
+	if (!r->ptes_per_split)
+		return;
+	dropped = r->pages_4k_delta < 0 ? (u64)-r->pages_4k_delta : 0;
+	r->splits_zapped = (dropped + r->ptes_per_split / 2) /
+			   r->ptes_per_split;
+	if (r->splits_zapped > gone)
+		r->splits_zapped = gone;
+	r->splits_unaccounted = gone - r->splits_zapped;
 }
 
 static double worker_ms(const struct nx_run *r, const struct nx_worker *w)
@@ -270,8 +331,13 @@ static int nx_once(struct vm *vm, struct run *run, struct nx_run *r,
 	wait_recovery(vm, r, base);
 	run_phase_end(vm, rec);
 	r->worker_recovery_ms = t_rec < 0 ? -1 : worker_ms(r, w) - t_rec;
+	if (r->splits_exec > r->splits_left)
+		r->worker_us_per_split = r->worker_recovery_ms * 1000 /
+					 (r->splits_exec - r->splits_left);
 	r->pages_4k_delta = delta(vm, rec, false, "pages_4k");
 	r->pages_2m_delta = delta(vm, rec, false, "pages_2m");
+	r->tlb_flushes = delta(vm, rec, false, "remote_tlb_flush");
+	split_fate(vm, r);
 
 	if (run_pass(vm, run, "re-execute", 1))
 		return -1;
@@ -298,12 +364,22 @@ static void print_run(const struct nx_run *r)
 	printf("  then the worker changed pages_4k by %lld, "
 	       "pages_2m by %lld (0: it zapped nothing)\n",
 	       (long long)r->pages_4k_delta, (long long)r->pages_2m_delta);
+	printf("  the wait: %.1f periods, %.1f splits recovered per period, "
+	       "remote TLB flushes: %lld\n", r->periods, r->per_period,
+	       (long long)r->tlb_flushes);
+	if (r->ptes_per_split)
+		printf("  splits zapped: %llu, unaccounted and kept: %llu "
+		       "(%u 4K entries a split)\n",
+		       (unsigned long long)r->splits_zapped,
+		       (unsigned long long)r->splits_unaccounted,
+		       r->ptes_per_split);
 	printf("  executing again afterwards: %llu faults (pf_fixed)\n",
 	       (unsigned long long)r->reexec_faults);
 	if (r->worker_found)
 		printf("  | kvm-nx-lpage-re:se.sum_exec_runtime | %.6f ms "
-		       "(run), %.6f ms (recovery phase) |\n", r->worker_ms,
-		       r->worker_recovery_ms);
+		       "(run), %.6f ms (recovery phase), %.1f us a split |\n",
+		       r->worker_ms, r->worker_recovery_ms,
+		       r->worker_us_per_split);
 	else
 		printf("  worker CPU time: n/a: %s\n", r->worker_why);
 }
@@ -338,6 +414,8 @@ static int once(struct vm *vm, struct run *run, u32 index, void *arg)
 	report_passes(vm, run->ph, run->nph);
 	j = json_object();
 	fields_json(j, nx_fields, &r);
+	if (r.ptes_per_split)
+		fields_json(j, split_fields, &r);
 	if (r.worker_found)
 		fields_json(j, worker_fields, &r);
 	else
