@@ -191,5 +191,5 @@ fidelity/20261201-020000-$commit.json"
 	assert_output "ci/nightly: error: --only seed004-paper: unknown (accepted: tests, seed000, seed000-migration, seed001, seed002, seed003, peer, seed000-paper, seed001-paper, seed002-paper, seed003-paper)"
 	run "$ROOT/ci/nightly" --help
 	assert_success
-	assert_line --partial "seed002-paper, seed003-paper: the seeds at their own"
+	assert_line --partial "seed001-paper, seed002-paper, seed003-paper: the seeds"
 }
