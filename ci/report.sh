@@ -340,6 +340,21 @@ direct_table() { # COMPARE.json METRIC
 	END { print "</tbody></table>" }'
 }
 
+# The bar charts' frame: one group of boxes per row, the metric's name on top.
+bars_svg() { # FILE METRIC BOXWIDTH NROWS PLOT SIZE
+	gnuplot_svg "$1" "set datafile separator '\t'
+set title $(gpq "$2")
+set style fill solid 0.45 border -1
+set boxwidth $3
+set xrange [-0.6:$4-0.4]
+set yrange [0:*]
+set grid ytics lc rgb '#dddddd'
+set key outside bottom center horizontal
+set xtics nomirror $([[ $4 -gt 4 ]] && echo 'rotate by -25')
+set offsets 0, 0, graph 0.05, 0
+plot $5" "$6"
+}
+
 # N sides: one bar per side and row, every run a point on its bar.
 bar_chart_n() { # COMPARE.json METRIC FILE
 	local cmp=$1 m=$2 name=$3 d=$plots/$3 n nrows width i w plot=() label
@@ -364,17 +379,8 @@ bar_chart_n() { # COMPARE.json METRIC FILE
 	width=$((nrows * (50 * n + 10) + 260))
 	((width >= 520)) || width=520
 	((width <= 1400)) || width=1400
-	gnuplot_svg "$name" "set datafile separator '\t'
-set title $(gpq "$m")
-set style fill solid 0.45 border -1
-set boxwidth $(echo "$w * 0.95" | bc -l)
-set xrange [-0.6:$nrows-0.4]
-set yrange [0:*]
-set grid ytics lc rgb '#dddddd'
-set key outside bottom center horizontal
-set xtics nomirror $([[ $nrows -gt 4 ]] && echo 'rotate by -25')
-set offsets 0, 0, graph 0.05, 0
-plot $(IFS=,; echo "${plot[*]}")" "$width,360"
+	bars_svg "$name" "$m" "$(echo "$w * 0.95" | bc -l)" "$nrows" \
+		"$(IFS=,; echo "${plot[*]}")" "$width,360"
 	rm -f "$d".bars "$d".pts*
 }
 
@@ -411,17 +417,8 @@ bar_chart() { # COMPARE.json METRIC FILE [SIDES [LABEL]]
      $(gpq "$d.ptsA") using 1:2 with points pt 7 ps 0.7 lc rgb '#1b2f55' title 'A runs', \\
      $(gpq "$d.ptsB") using 1:2 with points pt 5 ps 0.7 lc rgb '#7a3a10' title 'B runs'"
 	fi
-	gnuplot_svg "$name" "set datafile separator '\t'
-set title $(gpq "$m")
-set style fill solid 0.45 border -1
-set boxwidth $([[ $sides == a ]] && echo 0.5 || echo 0.38)
-set xrange [-0.6:$nrows-0.4]
-set yrange [0:*]
-set grid ytics lc rgb '#dddddd'
-set key outside bottom center horizontal
-set xtics nomirror $([[ $nrows -gt 4 ]] && echo 'rotate by -25')
-set offsets 0, 0, graph 0.05, 0
-plot $plot" "$width,340"
+	bars_svg "$name" "$m" "$([[ $sides == a ]] && echo 0.5 || echo 0.38)" "$nrows" \
+		"$plot" "$width,340"
 	rm -f "$d".{bars,pts,ptsA,ptsB}
 }
 
