@@ -545,6 +545,21 @@ plot $(IFS=,; echo "${plot[*]}")" "$((ns > 2 ? 900 : 860)),$((ns > 2 ? 400 : 380
 
 # ---- the environment -----------------------------------------------------
 
+# A side's row: from its first run's env, or else what compare.json
+# says of side INDEX (0 = A).
+env_run_row() { # EXP SIDE FILE
+	jq -r --arg x "$1" --arg s "$2" '.env |
+		[$x, $s, .arch, .kernel, .mmu, .cpu_model, .mmubench_version] |
+		map(. // "-" | tostring | @html) |
+		"<tr><td>" + join("</td><td>") + "</td></tr>"' "$3"
+}
+env_compare_row() { # EXP SIDE COMPARE.json INDEX
+	jq -r --arg x "$1" --arg s "$2" --argjson i "$4" '(.sides // [.a, .b])[$i] as $d |
+		[$x, $s, "-", $d.kernel, $d.mmu, "-", "- (no run JSON)"] |
+		map(. // "-" | tostring | @html) |
+		"<tr><td>" + join("</td><td>") + "</td></tr>"' "$3"
+}
+
 # N sides: each side's first run, else what compare.json says of it.
 env_rows_n() { # EXP EXPDIR [SIDE-PREFIX]
 	local x=$1 e=$2 p=${3:-} i s f label
@@ -553,15 +568,9 @@ env_rows_n() { # EXP EXPDIR [SIDE-PREFIX]
 		label=$(jq -r --argjson i "$i" '.sides[$i].label' "$e/compare.json")
 		f=$e/runs/$s-1.json
 		if [[ -f $f ]]; then
-			jq -r --arg x "$x" --arg s "$p$s: $label" '.env |
-				[$x, $s, .arch, .kernel, .mmu, .cpu_model, .mmubench_version] |
-				map(. // "-" | tostring | @html) |
-				"<tr><td>" + join("</td><td>") + "</td></tr>"' "$f"
+			env_run_row "$x" "$p$s: $label" "$f"
 		else
-			jq -r --arg x "$x" --arg s "$p$s: $label" --argjson i "$i" '
-				[$x, $s, "-", .sides[$i].kernel, .sides[$i].mmu, "-", "- (no run JSON)"] |
-				map(. // "-" | tostring | @html) |
-				"<tr><td>" + join("</td><td>") + "</td></tr>"' "$e/compare.json"
+			env_compare_row "$x" "$p$s: $label" "$e/compare.json" "$i"
 		fi
 	done
 }
@@ -577,24 +586,15 @@ env_rows() { # EXP EXPDIR [SIDE-PREFIX]
 		done
 		[[ $s == b || $f != */mmubench-1.json ]] || f=''
 		if [[ $f ]]; then
-			jq -r --arg x "$x" --arg s "$p${s^^}: $label" '.env |
-				[$x, $s, .arch, .kernel, .mmu, .cpu_model, .mmubench_version] |
-				map(. // "-" | tostring | @html) |
-				"<tr><td>" + join("</td><td>") + "</td></tr>"' "$f"
+			env_run_row "$x" "$p${s^^}: $label" "$f"
 		else
-			jq -r --arg x "$x" --arg s "$p${s^^}: $label" --arg k "$s" '
-				[$x, $s, "-", .[$k].kernel, .[$k].mmu, "-", "- (no run JSON)"] |
-				map(. // "-" | tostring | @html) |
-				"<tr><td>" + join("</td><td>") + "</td></tr>"' "$e/compare.json"
+			env_compare_row "$x" "$p${s^^}: $label" "$e/compare.json" "$([[ $s == a ]] && echo 0 || echo 1)"
 		fi
 	done
 }
 
 direct_env_row() { # EXP LABEL FILE
-	jq -r --arg x "$1" --arg s "$2 (direct)" '.env |
-		[$x, $s, .arch, .kernel, .mmu, .cpu_model, .mmubench_version] |
-		map(. // "-" | tostring | @html) |
-		"<tr><td>" + join("</td><td>") + "</td></tr>"' "$3"
+	env_run_row "$1" "$2 (direct)" "$3"
 }
 
 headline_of() { # EXP COMPARE.json: the metric whose trend is drawn
