@@ -252,6 +252,7 @@ noise_note() { # EXP
 nsides() { # COMPARE.json
 	jq '(.sides // [.a, .b]) | length' "$1"
 }
+# Per side, A first: its letter, its bar colour, its points' colour.
 letters=ABCDEFGH
 colors=('#4c72b0' '#dd8452' '#55a868' '#c44e52' '#8172b3' '#937860' '#da8bc3' '#8c8c8c')
 dark=('#1b2f55' '#7a3a10' '#1f4d2b' '#5e1f22' '#3b2f66' '#4a3a2a' '#6b3560' '#444444')
@@ -408,14 +409,14 @@ bar_chart() { # COMPARE.json METRIC FILE [SIDES [LABEL]]
 	((width <= 1100)) || width=1100
 	if [[ $sides == a ]]; then
 		la=${5:-median}
-		plot="$(gpq "$d.bars") using 1:3:xtic(2) with boxes lc rgb '#4c72b0' title $(gpq "median: $la"), \\
-     $(gpq "$d.ptsA") using 1:2 with points pt 7 ps 0.7 lc rgb '#1b2f55' title 'runs'"
+		plot="$(gpq "$d.bars") using 1:3:xtic(2) with boxes lc rgb '${colors[0]}' title $(gpq "median: $la"), \\
+     $(gpq "$d.ptsA") using 1:2 with points pt 7 ps 0.7 lc rgb '${dark[0]}' title 'runs'"
 	else
 		la=$(jq -r '.a.label // "A"' "$cmp") lb=$(jq -r '.b.label // "B"' "$cmp")
-		plot="$(gpq "$d.bars") using (\$1-0.2):3:xtic(2) with boxes lc rgb '#4c72b0' title $(gpq "A: $la"), \\
-     $(gpq "$d.bars") using (\$1+0.2):4 with boxes lc rgb '#dd8452' title $(gpq "B: $lb"), \\
-     $(gpq "$d.ptsA") using 1:2 with points pt 7 ps 0.7 lc rgb '#1b2f55' title 'A runs', \\
-     $(gpq "$d.ptsB") using 1:2 with points pt 5 ps 0.7 lc rgb '#7a3a10' title 'B runs'"
+		plot="$(gpq "$d.bars") using (\$1-0.2):3:xtic(2) with boxes lc rgb '${colors[0]}' title $(gpq "A: $la"), \\
+     $(gpq "$d.bars") using (\$1+0.2):4 with boxes lc rgb '${colors[1]}' title $(gpq "B: $lb"), \\
+     $(gpq "$d.ptsA") using 1:2 with points pt 7 ps 0.7 lc rgb '${dark[0]}' title 'A runs', \\
+     $(gpq "$d.ptsB") using 1:2 with points pt 5 ps 0.7 lc rgb '${dark[1]}' title 'B runs'"
 	fi
 	bars_svg "$name" "$m" "$([[ $sides == a ]] && echo 0.5 || echo 0.38)" "$nrows" \
 		"$plot" "$width,340"
