@@ -270,6 +270,14 @@ $(PARAMS_TEST): test/unit/params.c host/kernel/params.c host/util/cleanup.c \
 	$(Q)$(UNIT_CC) -o $@ test/unit/params.c host/kernel/params.c \
 		host/util/cleanup.c host/util/util.c -lpthread
 
+NX_WORKER_TEST := $(O)/san/nx-worker-test
+unit: $(NX_WORKER_TEST)
+$(NX_WORKER_TEST): test/unit/nx_worker.c host/kernel/nx_worker.c \
+		host/kernel/nx_worker.h
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	$(Q)$(UNIT_CC) -o $@ test/unit/nx_worker.c host/kernel/nx_worker.c
+
 STATS_TEST := $(O)/san/stats-test
 unit: $(STATS_TEST)
 $(STATS_TEST): test/unit/stats.c host/results/statistics.c \

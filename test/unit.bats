@@ -21,3 +21,10 @@ load helpers
 	# Nothing was changed, so nothing is "restored" at exit.
 	refute_output --partial "could not restore"
 }
+
+@test "the NX worker's runtime: read from schedstat; a failed read is an error with its file, never a value" {
+	run "$O/san/nx-worker-test"
+	assert_success
+	assert_line --regexp '^why: /tmp/nx-worker-test\..*/schedstat: No such file or directory'
+	assert_line "ok: 0 failures"
+}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Find KVM's NX recovery worker and read its CPU time; see nx_worker.h. */
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,21 +94,30 @@ int nx_worker_find(struct nx_worker *w, char *why, size_t len)
 	return -1;
 }
 
-int nx_worker_runtime(const struct nx_worker *w, u64 *ns)
+int nx_worker_runtime(const struct nx_worker *w, u64 *ns, char *why,
+		      size_t len)
 {
 	unsigned long long v;
 	FILE *f;
 	int ok;
 
-	if (!w->path[0])
+	if (!w->path[0]) {
+		snprintf(why, len, "the worker was not found");
 		return -1;
+	}
 	f = fopen(w->path, "r");
-	if (!f)
+	if (!f) {
+		snprintf(why, len, "%s: %s (the worker exited?)", w->path,
+			 strerror(errno));
 		return -1;
+	}
 	ok = fscanf(f, "%llu", &v) == 1;
 	fclose(f);
-	if (!ok)
+	if (!ok) {
+		snprintf(why, len, "%s: no runtime in its first field",
+			 w->path);
 		return -1;
+	}
 	*ns = v;
 	return 0;
 }

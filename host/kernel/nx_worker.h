@@ -26,7 +26,8 @@ struct nx_worker {
 void nx_worker_init(struct nx_worker *w);
 /* After the vCPUs ran: find ours; -1 and why if none or several. */
 int nx_worker_find(struct nx_worker *w, char *why, size_t len);
-/* Its sum_exec_runtime in ns; -1 if it is gone. */
-int nx_worker_runtime(const struct nx_worker *w, u64 *ns);
+/* Its sum_exec_runtime in ns; -1 and why if it cannot be read. */
+int nx_worker_runtime(const struct nx_worker *w, u64 *ns, char *why,
+		      size_t len);
 
 #endif

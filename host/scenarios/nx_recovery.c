@@ -38,7 +38,8 @@ struct nx_run {
 	double wait_ms;
 	double periods;		/* the wait in recovery periods */
 	double per_period;	/* splits recovered per period */
-	s64 tlb_flushes;	/* remote_tlb_flush over the recovery phase */
+	s64 tlb_flushes;	/* flushes the recovery phase asked for */
+	s64 tlb_flush_ipis;	/* ... that had to interrupt a running vCPU */
 	u32 ptes_per_split;	/* 4K entries a split held; 0: not known */
 	u64 splits_zapped;	/* ... of which the worker dropped */
 	u64 splits_unaccounted;	/* ... and the ones it only unaccounted */
@@ -63,6 +64,8 @@ static const struct field nx_fields[] = {
 		 0, 0),
 	FIELD_AS("recovery_tlb_flushes", struct nx_run, tlb_flushes, FIELD_S64,
 		 0, 0),
+	FIELD_AS("recovery_tlb_flush_ipis", struct nx_run, tlb_flush_ipis,
+		 FIELD_S64, 0, 0),
 	FIELD_AS("recovery_pages_4k_delta", struct nx_run, pages_4k_delta,
 		 FIELD_S64, 0, 0),
 	FIELD_AS("recovery_pages_2m_delta", struct nx_run, pages_2m_delta,
@@ -246,7 +249,9 @@ static void wait_recovery(struct vm *vm, struct nx_run *r, u64 base)
 	 * can tell (a pass of many zaps spans several polls).
 	 */
 	r->periods = r->wait_ms / o.period_ms;
-	r->per_period = (r->splits_exec - r->splits_left) / r->periods;
+	if (r->periods > 0)
+		r->per_period = (r->splits_exec - r->splits_left) /
+				r->periods;
 }
 
 /*
@@ -282,13 +287,41 @@ static void split_fate(const struct vm *vm, struct nx_run *r)
 	r->splits_unaccounted = gone - r->splits_zapped;
 }
 
-static double worker_ms(const struct nx_run *r, const struct nx_worker *w)
+/*
+ * The worker's CPU time so far in @ms.  A read that fails (the thread is
+ * gone) drops every worker figure of the run, with the reason, rather
+ * than report a difference taken from a missing value.
+ */
+static bool worker_read(struct nx_run *r, const struct nx_worker *w,
+			double *ms)
 {
 	u64 ns;
 
-	if (!r->worker_found || nx_worker_runtime(w, &ns))
-		return -1;
-	return ns / 1e6;
+	if (!r->worker_found)
+		return false;
+	if (nx_worker_runtime(w, &ns, r->worker_why, sizeof(r->worker_why))) {
+		r->worker_found = false;
+		return false;
+	}
+	*ms = ns / 1e6;
+	return true;
+}
+
+/*
+ * The worker's time over the recovery phase, begun at @t0 (if
+ * @have_t0), and over the splits it took off its list.
+ */
+static void worker_recovery(struct nx_run *r, const struct nx_worker *w,
+			    bool have_t0, double t0)
+{
+	u64 taken = r->splits_exec - r->splits_left;
+	double t1;
+
+	if (!have_t0 || !worker_read(r, w, &t1))
+		return;
+	r->worker_recovery_ms = t1 - t0;
+	if (taken)
+		r->worker_us_per_split = r->worker_recovery_ms * 1000 / taken;
 }
 
 /* Logging on or off, the phase around it (not with --no-dirty-log). */
@@ -306,7 +339,8 @@ static int nx_once(struct vm *vm, struct run *run, struct nx_run *r,
 		   struct nx_worker *w, struct dlog *d)
 {
 	struct phase *ex = &run->ph[0], *rec;
-	double t_rec;
+	double t_rec = 0;
+	bool have_t_rec;
 	u64 base;
 
 	if (run_pass(vm, run, "execute", 0))
@@ -326,17 +360,21 @@ static int nx_once(struct vm *vm, struct run *run, struct nx_run *r,
 					  sizeof(r->worker_why));
 	log_phase(vm, run, d, "enable", true);
 
-	t_rec = worker_ms(r, w);
+	have_t_rec = worker_read(r, w, &t_rec);
 	rec = run_phase_begin(vm, run, "recovery");
 	wait_recovery(vm, r, base);
 	run_phase_end(vm, rec);
-	r->worker_recovery_ms = t_rec < 0 ? -1 : worker_ms(r, w) - t_rec;
-	if (r->splits_exec > r->splits_left)
-		r->worker_us_per_split = r->worker_recovery_ms * 1000 /
-					 (r->splits_exec - r->splits_left);
+	worker_recovery(r, w, have_t_rec, t_rec);
 	r->pages_4k_delta = delta(vm, rec, false, "pages_4k");
 	r->pages_2m_delta = delta(vm, rec, false, "pages_2m");
-	r->tlb_flushes = delta(vm, rec, false, "remote_tlb_flush");
+	/*
+	 * remote_tlb_flush counts only the flushes that had to IPI a vCPU in
+	 * guest mode on another CPU (none if the vCPU was out of the guest or
+	 * on the worker's own CPU); every flush the worker asks for is in
+	 * remote_tlb_flush_requests.
+	 */
+	r->tlb_flushes = delta(vm, rec, false, "remote_tlb_flush_requests");
+	r->tlb_flush_ipis = delta(vm, rec, false, "remote_tlb_flush");
 	split_fate(vm, r);
 
 	if (run_pass(vm, run, "re-execute", 1))
@@ -344,7 +382,7 @@ static int nx_once(struct vm *vm, struct run *run, struct nx_run *r,
 	r->reexec_faults = (u64)delta(vm, &run->ph[run->nph - 1], true,
 				      "pf_fixed");
 	log_phase(vm, run, d, "disable", false);
-	r->worker_ms = worker_ms(r, w);
+	worker_read(r, w, &r->worker_ms);
 	if (r->splits_left) {
 		err_msg("nx-recovery: %llu of %llu split pages still accounted "
 			"after %u s: the recovery worker did not run (see "
@@ -365,8 +403,9 @@ static void print_run(const struct nx_run *r)
 	       "pages_2m by %lld (0: it zapped nothing)\n",
 	       (long long)r->pages_4k_delta, (long long)r->pages_2m_delta);
 	printf("  the wait: %.1f periods, %.1f splits recovered per period, "
-	       "remote TLB flushes: %lld\n", r->periods, r->per_period,
-	       (long long)r->tlb_flushes);
+	       "TLB flushes: %lld asked, %lld interrupting a running vCPU\n",
+	       r->periods, r->per_period, (long long)r->tlb_flushes,
+	       (long long)r->tlb_flush_ipis);
 	if (r->ptes_per_split)
 		printf("  splits zapped: %llu, unaccounted and kept: %llu "
 		       "(%u 4K entries a split)\n",

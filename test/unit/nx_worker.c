@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * host/kernel/nx_worker.c's runtime read against a stand-in schedstat, for
+ * test/unit.bats on any machine: the first field in ns, and a read that
+ * fails (the thread gone, a file without the field) is -1 with a reason
+ * naming the file, never a value.
+ *
+ *   nx-worker-test
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "kernel/nx_worker.h"
+#include "check.h"
+
+static void put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fputs(text, f) < 0 || fclose(f)) {
+		perror(path);
+		exit(1);
+	}
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/nx-worker-test.XXXXXX", why[160] = "";
+	struct nx_worker w;
+	u64 ns = 7;
+
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	memset(&w, 0, sizeof(w));
+	CHECK(nx_worker_runtime(&w, &ns, why, sizeof(why)) == -1);
+	CHECK(strstr(why, "not found") && ns == 7);
+
+	snprintf(w.path, sizeof(w.path), "%s/schedstat", dir);
+	put(w.path, "730123456 2000 17\n");
+	CHECK(!nx_worker_runtime(&w, &ns, why, sizeof(why)));
+	CHECK(ns == 730123456ULL);
+
+	put(w.path, "gone\n");
+	ns = 7;
+	CHECK(nx_worker_runtime(&w, &ns, why, sizeof(why)) == -1);
+	CHECK(strstr(why, w.path) && strstr(why, "no runtime") && ns == 7);
+
+	unlink(w.path);
+	CHECK(nx_worker_runtime(&w, &ns, why, sizeof(why)) == -1);
+	CHECK(strstr(why, w.path) && strstr(why, "No such file") && ns == 7);
+	printf("why: %s\n", why);
+	rmdir(dir);
+	return check_report();
+}
