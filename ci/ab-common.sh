@@ -21,6 +21,14 @@ clock() { # NAME CMD...: time CMD, added to NAME
 	return "$rc"
 }
 
+# A series a run may name: a folder of patches/ (or MMUBENCH_PATCHES, as
+# ci/kernel/build.sh reads it), or original.
+ab_check_series() { # NAME
+	local pdir=${MMUBENCH_PATCHES:-$repo/patches}
+	[[ $1 == original || -d $pdir/$1 ]] ||
+		die "--series $1: no such series (a folder of $pdir, or original for A/A)" 2
+}
+
 # The scenario's own options that only the A/B script may set.
 ab_check_scenario() { # SCENARIO OPTIONS...
 	local a

@@ -97,15 +97,12 @@ if ((!dashdash)); then
 fi
 ab_check_scenario "$@"
 scenario=("$@")
-# Every name before any kernel builds or boots: a folder of patches/ (or
-# MMUBENCH_PATCHES, as ci/kernel/build.sh reads it), or original.
-pdir=${MMUBENCH_PATCHES:-$repo/patches}
+# Every name before any kernel builds or boots.
 declare -A seen=()
 for s in "${series_list[@]}"; do
 	[[ -z ${seen[$s]+x} ]] || die "--series $series: $s is named twice" 2
 	seen[$s]=1
-	[[ $s == original || -d $pdir/$s ]] ||
-		die "--series $s: no such series (a folder of $pdir, or original for A/A)" 2
+	ab_check_series "$s"
 done
 ab_sides
 : "${out:=./ab-${series//,/+}-$(date +%Y%m%d-%H%M%S)}"

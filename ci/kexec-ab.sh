@@ -296,12 +296,10 @@ finish() {
 # ---- checks of a new job ------------------------------------------------
 
 check_job_args() {
-	local pdir=${MMUBENCH_PATCHES:-$repo/patches}
 	[[ $series ]] || die "--series NAME is required (a folder of patches/, or original for A/A)" 2
 	[[ $series =~ ^[A-Za-z0-9._-]+$ && ${#series} -le 48 ]] ||
 		die "--series $series: not a series name (letters, digits, . _ -; 48 at most)" 2
-	[[ $series == original || -d $pdir/$series ]] ||
-		die "--series $series: no such series ($pdir/$series/ does not exist)" 2
+	ab_check_series "$series"
 	[[ $repeat =~ ^[1-9][0-9]*$ ]] || die "--repeat $repeat: expected a number >= 1" 2
 	(($# > 0)) || die "no scenario after --: e.g. -- zap --zap same4 -v 2 -b 32m" 2
 	ab_check_scenario "$@"

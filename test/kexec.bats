@@ -24,7 +24,7 @@ bad() { # EXPECTED ARGS...
 @test "kexec-ab: bad input is one line, exit 2, before anything is built or kexec'd" {
 	bad "--series NAME is required (a folder of patches/, or original for A/A)" \
 		--results /dev/null -- zap
-	bad "--series nope: no such series ($ROOT/patches/nope/ does not exist)" \
+	bad "--series nope: no such series (a folder of $ROOT/patches, or original for A/A)" \
 		--series nope -- zap
 	bad "--repeat x: expected a number >= 1" --series original --repeat x -- zap
 	bad "--repeat 0: expected a number >= 1" --nested --series original --repeat 0 -- zap
