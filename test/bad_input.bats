@@ -143,9 +143,16 @@ good_doc() {
 		[[ -n $output && -z $stderr ]] || fail "mmubench $c --help: stdout '${output:0:80}', stderr '$stderr'"
 	done
 	for s in ci/ab.sh ci/kexec-ab.sh ci/kvm-exec.sh ci/nightly ci/kernel/build.sh ci/nested/run.sh \
-		 ci/nested/mkinitramfs.sh ci/nested/selftest.sh guest/efi/run-efi.sh; do
+		 ci/nested/mkinitramfs.sh ci/nested/selftest.sh guest/efi/run-efi.sh test/run.sh; do
 		run --separate-stderr "$ROOT/$s" --help
 		assert_success
 		[[ $output == *usage* && -z $stderr ]] || fail "$s --help: stdout '${output:0:80}', stderr '$stderr'"
 	done
+}
+
+@test "test/run.sh: a name that is not a bats file is one line naming it, exit 2, before any build" {
+	run --separate-stderr "$ROOT/test/run.sh" test/unit.bats nope.bats
+	assert_failure 2
+	assert_output ''
+	assert_equal "$stderr" "test/run.sh: nope.bats: not a bats file of this repository (test/run.sh [FILE.bats...])"
 }

@@ -18,6 +18,18 @@ set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root" || exit 1
+# --help, or bad input before anything builds; FILE is relative to the
+# repository.
+for f in "$@"; do
+	[[ $f == -h || $f == --help ]] && {
+		echo "usage: test/run.sh [FILE.bats...] (every test/*.bats when none)"
+		exit 0
+	}
+	[[ $f == *.bats && -f $f ]] || {
+		echo "test/run.sh: $f: not a bats file of this repository (test/run.sh [FILE.bats...])" >&2
+		exit 2
+	}
+done
 : "${ARCH:=$(uname -m | sed -e 's/aarch64/arm64/')}"
 : "${MMUB_MAX_RETRIES:=3}"
 : "${BATS_TEST_TIMEOUT:=900}"
