@@ -264,7 +264,7 @@ $(PROGRESS_TEST): test/unit/progress.c host/util/progress.c host/util/util.c \
 PARAMS_TEST := $(O)/san/params-test
 unit: $(PARAMS_TEST)
 $(PARAMS_TEST): test/unit/params.c host/kernel/params.c host/util/cleanup.c \
-		host/util/util.c host/kernel/params.h
+		host/util/util.c host/kernel/params.h test/unit/standin.h
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
 	$(Q)$(UNIT_CC) -o $@ test/unit/params.c host/kernel/params.c \
@@ -273,7 +273,7 @@ $(PARAMS_TEST): test/unit/params.c host/kernel/params.c host/util/cleanup.c \
 NX_WORKER_TEST := $(O)/san/nx-worker-test
 unit: $(NX_WORKER_TEST)
 $(NX_WORKER_TEST): test/unit/nx_worker.c host/kernel/nx_worker.c \
-		host/kernel/nx_worker.h
+		host/kernel/nx_worker.h test/unit/standin.h
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
 	$(Q)$(UNIT_CC) -o $@ test/unit/nx_worker.c host/kernel/nx_worker.c

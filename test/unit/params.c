@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "kernel/params.h"
 #include "util/cleanup.h"
+#include "standin.h"
 
 static int failures;
 
@@ -21,16 +22,6 @@ static void check(int ok, const char *what)
 {
 	printf("%s: %s\n", ok ? "ok" : "FAIL", what);
 	failures += !ok;
-}
-
-static void put(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f || fputs(text, f) < 0 || fclose(f)) {
-		perror(path);
-		exit(1);
-	}
 }
 
 int main(void)
