@@ -314,14 +314,14 @@ static bool worker_read(struct nx_run *r, const struct nx_worker *w,
 static void worker_recovery(struct nx_run *r, const struct nx_worker *w,
 			    bool have_t0, double t0)
 {
-	u64 taken = r->splits_exec - r->splits_left;
 	double t1;
 
 	if (!have_t0 || !worker_read(r, w, &t1))
 		return;
 	r->worker_recovery_ms = t1 - t0;
-	if (taken)
-		r->worker_us_per_split = r->worker_recovery_ms * 1000 / taken;
+	if (r->splits_exec > r->splits_left)
+		r->worker_us_per_split = r->worker_recovery_ms * 1000 /
+					 (r->splits_exec - r->splits_left);
 }
 
 /* Logging on or off, the phase around it (not with --no-dirty-log). */
