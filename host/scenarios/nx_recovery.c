@@ -308,15 +308,16 @@ static bool worker_read(struct nx_run *r, const struct nx_worker *w,
 }
 
 /*
- * The worker's time over the recovery phase, begun at @t0 (if
- * @have_t0), and over the splits it took off its list.
+ * The worker's time over the recovery phase, begun at @t0, and over the
+ * splits it took off its list.  A failed read of @t0 has cleared
+ * worker_found, so this one fails too.
  */
 static void worker_recovery(struct nx_run *r, const struct nx_worker *w,
-			    bool have_t0, double t0)
+			    double t0)
 {
 	double t1;
 
-	if (!have_t0 || !worker_read(r, w, &t1))
+	if (!worker_read(r, w, &t1))
 		return;
 	r->worker_recovery_ms = t1 - t0;
 	if (r->splits_exec > r->splits_left)
@@ -340,7 +341,6 @@ static int nx_once(struct vm *vm, struct run *run, struct nx_run *r,
 {
 	struct phase *ex = &run->ph[0], *rec;
 	double t_rec = 0;
-	bool have_t_rec;
 	u64 base;
 
 	if (run_pass(vm, run, "execute", 0))
@@ -360,11 +360,11 @@ static int nx_once(struct vm *vm, struct run *run, struct nx_run *r,
 					  sizeof(r->worker_why));
 	log_phase(vm, run, d, "enable", true);
 
-	have_t_rec = worker_read(r, w, &t_rec);
+	worker_read(r, w, &t_rec);
 	rec = run_phase_begin(vm, run, "recovery");
 	wait_recovery(vm, r, base);
 	run_phase_end(vm, rec);
-	worker_recovery(r, w, have_t_rec, t_rec);
+	worker_recovery(r, w, t_rec);
 	r->pages_4k_delta = delta(vm, rec, false, "pages_4k");
 	r->pages_2m_delta = delta(vm, rec, false, "pages_2m");
 	/*
