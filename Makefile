@@ -281,8 +281,10 @@ $(NX_WORKER_TEST): test/unit/nx_worker.c host/kernel/nx_worker.c \
 STATS_TEST := $(O)/san/stats-test
 unit: $(STATS_TEST)
 $(STATS_TEST): test/unit/stats.c host/results/statistics.c \
-		host/results/statistics.h
+		host/results/statistics.h host/results/resolution.c \
+		host/results/resolution.h
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
-	$(Q)$(UNIT_CC) -o $@ test/unit/stats.c host/results/statistics.c -lm
+	$(Q)$(UNIT_CC) -o $@ test/unit/stats.c host/results/statistics.c \
+		host/results/resolution.c -lm
 

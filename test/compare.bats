@@ -43,7 +43,10 @@ setup() {
 @test "the statistics match textbook values (unit test, ASan/UBSan)" {
 	run "$O/san/stats-test"
 	assert_success
-	assert_output "ok: 0 failures"
+	assert_line "ok: 0 failures"
+	# The resolution in standard deviations, and the real tests at it.
+	assert_line --regexp '^resolution: 4\+4 [0-9.]+, 5\+5 2\.[0-9]+, 10\+10 1\.[0-9]+, 200\+200 0\.28[0-9] sd$'
+	assert_line --regexp '^resolution: the real tests flag 0\.[78][0-9]+ at 5\+5, 0\.[78][0-9]+ at 10\+10$'
 }
 
 @test "compare reads strict JSON (jansson): no duplicate key, NaN or trailing data" {
@@ -71,7 +74,7 @@ setup() {
 	assert_line "  A = original: $A, 5 runs, kernel 6.1.192, MMU tdp_mmu"
 	assert_line --regexp '^zap_total_ms  \(results\.runs\[\]\.zap\.zap_total_ms\)$'
 	# row nA nB medians B/A, the difference of means and its interval.
-	assert_line --regexp '^  same4 +5 +5 +333\.3 +60\.10 +0\.180  -274\.2 \+/- 5\.871 \(-82\.1%\) +yes +0\.008 yes$'
+	assert_line --regexp '^  same4 +5 +5 +333\.3 +60\.10 +0\.180  -274\.2 \+/- 5\.871 \(-82\.1%\) +yes +0\.008 yes +\+\/-2\.8%$'
 	assert_line "2 of 2 rows differ at 95 % by both tests"
 	# Probes were off in both: skipped, and said so.
 	assert_line --partial "note: kernel_zap_total_ms: skipped, in neither document"
@@ -81,6 +84,9 @@ setup() {
 		(.ttest.t_crit - 2.306 | fabs) < 0.001 and
 		.mann_whitney.exact and .mann_whitney.significant and
 		(.mann_whitney.p - 2 / 252 | fabs) < 1e-6 and
+		.resolution.power == 0.8 and .resolution.reachable and
+		(.resolution.mde_pct - 2.8 | fabs) < 0.05 and
+		(.resolution.mde - .resolution.mde_pct / 100 * .a.mean | fabs) < 1e-9 and
 		(.a.values | length == 5))' "$BATS_TEST_TMPDIR/c.json"
 	assert_success
 	run compgen -G "$BATS_TEST_TMPDIR/c.json.tmp.*"
@@ -91,7 +97,7 @@ setup() {
 	fake_zap "$A" same4 330.1 341.2 335.7 328.9 333.3
 	run "$MMUBENCH" compare "$A" "$A"
 	assert_success
-	assert_line --regexp '^  same4 +5 +5 +333\.3 +333\.3 +1\.000  0\.000 \+/- [0-9.]+ \(\+0\.0%\) +no +1\.000 no$'
+	assert_line --regexp '^  same4 +5 +5 +333\.3 +333\.3 +1\.000  0\.000 \+/- [0-9.]+ \(\+0\.0%\) +no +1\.000 no +\+\/-3\.4%$'
 	assert_line "0 of 2 rows differ at 95 % by both tests"
 }
 
@@ -100,8 +106,13 @@ setup() {
 	fake_zap "$B" same4 105 115 125
 	run "$MMUBENCH" compare "$A" "$B"
 	assert_success
-	assert_line --regexp '^  same4 +3 +3 +110\.0 +115\.0 +1\.045  5\.000 \+/- 22\.67 \(\+4\.5%\) +no +0\.700 no$'
+	assert_line --regexp '^  same4 +3 +3 +110\.0 +115\.0 +1\.045  5\.000 \+/- 22\.67 \(\+4\.5%\) +no +0\.700 no +n\/a$'
 	assert_line "note: Mann-Whitney with 3 and 3 runs cannot reach 95 %: its smallest two-sided p is 0.100; 4 runs a side or more are needed"
+	# No change is resolvable: the resolution is not a number.
+	run "$MMUBENCH" compare "$A" "$B" --json "$BATS_TEST_TMPDIR/c.json"
+	assert_success
+	run jq -e '.rows[0].resolution | (.reachable | not) and .mde == null' "$BATS_TEST_TMPDIR/c.json"
+	assert_success
 }
 
 @test "compare --runs: every run side by side, in run order (seed 002's table)" {
@@ -128,16 +139,16 @@ setup() {
 	jq -c '.results.runs += [.results.runs[] | .zap.pattern = "c4" | .zap.zap_total_ms *= 2]' "$B" >"$B.2"
 	run "$MMUBENCH" compare "$A.2" "$B.2"
 	assert_success
-	assert_line --regexp '^  same16 +4 +4 .* no +[0-9.]+ no$'
-	assert_line --regexp '^  c4 +4 +4 +1214 +605\.0 +0\.498 .* yes +0\.029 yes$'
+	assert_line --regexp '^  same16 +4 +4 .* no +[0-9.]+ no +\+/-4\.4%$'
+	assert_line --regexp '^  c4 +4 +4 +1214 +605\.0 +0\.498 .* yes +0\.029 yes +\+/-3\.4%$'
 	fake_touch "$A" 1000 1100 1050 1020
 	fake_touch "$B" 2000 2100 2050 2020
 	run "$MMUBENCH" compare "$A" "$B"
 	assert_success
 	# ns summed over the two vCPUs; p99 is the worst vCPU's.
 	assert_line --regexp '^ns_sum  '
-	assert_line --regexp '^  populate +4 +4 +2070 +4070 +1\.966 .* yes +0\.029 yes$'
-	assert_line --regexp '^  iter1 +4 +4 +200\.0 +200\.0 +1\.000 .* no +1\.000 no$'
+	assert_line --regexp '^  populate +4 +4 +2070 +4070 +1\.966 .* yes +0\.029 yes +\+/-[0-9.]+%$'
+	assert_line --regexp '^  iter1 +4 +4 +200\.0 +200\.0 +1\.000 .* no +1\.000 no +[0-9+/.%-]+$'
 	assert_line --regexp '^latency_p99_ns_max  '
 	assert_line --regexp '^  populate +4 +4 +500\.0 +500\.0 '
 	# An explicit path replaces the defaults; \. keeps the dot in p99.9.
@@ -155,9 +166,10 @@ setup() {
 	run "$MMUBENCH" compare "$A" "$B" "$C" --labels original,v2,control --json "$j" --runs
 	assert_success
 	assert_line "  C = control: $C, 5 runs, kernel 6.1.192, MMU tdp_mmu"
-	assert_line --regexp '^  row +nA +nB +nC +A median +B median +C median +B/A t +MW +C/A t +MW$'
-	# B differs from A by both tests, C by neither; no blank at the end.
-	assert_line --regexp '^  same4 +5 +5 +5 +333\.3 +60\.10 +334\.0 +0\.180 yes yes +1\.002 no +no$'
+	assert_line --regexp '^  row +nA +nB +nC +A median +B median +C median +B/A t +MW +res +C/A t +MW +res$'
+	# B differs from A by both tests, C by neither; each with its
+	# resolution, in % of A's mean; no blank at the end.
+	assert_line --regexp '^  same4 +5 +5 +5 +333\.3 +60\.10 +334\.0 +0\.180 yes yes +\+/-2\.8% +1\.002 no +no +\+/-3\.2%$'
 	assert_line "  | Run  |   original |         v2 |    control |"
 	assert_line "  | 2    |      341.2 |      55.20 |      340.0 |"
 	assert_line "B against A: 2 of 2 rows differ at 95 % by both tests"
@@ -187,7 +199,7 @@ setup() {
 	jq '.results.runs[].zap.pattern = "c4"' "$C" >"$C.c4"
 	run "$MMUBENCH" compare "$A" "$B" "$C.c4"
 	assert_equal "$status" 1
-	assert_line --regexp '^  same4 +5 +5 +0 +333\.3 +60\.10 +- +0\.180 yes yes +- +- +-$'
+	assert_line --regexp '^  same4 +5 +5 +0 +333\.3 +60\.10 +- +0\.180 yes yes +\+/-2\.8% +- +- +- +-$'
 	assert_line "mmubench: no row is in both $A and $C.c4: nothing was compared"
 }
 

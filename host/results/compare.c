@@ -17,6 +17,7 @@
 #include "results/commands.h"
 #include "results/compare.h"
 #include "results/json.h"
+#include "results/resolution.h"
 
 struct default_metric {
 	const char *scenario, *name, *path;
@@ -304,6 +305,9 @@ static void test_rows(struct metric *m, int nsides)
 				die("out of memory");
 			stats_ttest(&r->s[0], &r->s[s], COMPARE_LEVEL,
 				    &r->t[s]);
+			r->mde[s] = resolution_of(&r->s[0], &r->s[s],
+						  COMPARE_LEVEL,
+						  RESOLUTION_POWER);
 			r->tested[s] = true;
 			r->any = true;
 		}
@@ -366,6 +370,9 @@ static void test_notes(struct compare *c)
 	if (no_t)
 		note(c, "%zu row%s without a t-test: it needs 2 runs a side",
 		     no_t, no_t > 1 ? "s" : "");
+	note(c, "res: the resolution, the smallest change of the mean (in %% of "
+	     "A's) that both tests flag 4 times in 5 with these runs and "
+	     "this noise; a smaller real change may go unseen");
 }
 
 static void skipped_notes(struct compare *c)

@@ -35,6 +35,8 @@ struct row {
 	struct stats_summary s[COMPARE_MAX_SIDES];
 	struct stats_ttest t[COMPARE_MAX_SIDES];
 	struct stats_mwu mw[COMPARE_MAX_SIDES];
+	/* Resolution: the smallest change of the mean both tests would see. */
+	double mde[COMPARE_MAX_SIDES];
 	bool tested[COMPARE_MAX_SIDES];
 	bool any;		/* tested against at least one side */
 };

@@ -9,6 +9,7 @@
 #include "util/util.h"
 #include "results/compare.h"
 #include "results/json.h"
+#include "results/resolution.h"
 
 static const char *env_str(const struct side *s, const char *key)
 {
@@ -55,10 +56,29 @@ static void ratio_text(const struct row *r, int s, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
+/* The MDE in per cent of A's mean; NaN where A's mean is 0. */
+static double mde_pct(const struct row *r, int s)
+{
+	return r->s[0].mean ? r->mde[s] / fabs(r->s[0].mean) * 100 : NAN;
+}
+
+/* "+/-4.3%"; "n/a" where Mann-Whitney cannot reach 95 % at all. */
+static void res_text(const struct row *r, int s, char *buf, size_t len)
+{
+	double p = mde_pct(r, s);
+
+	if (isinf(r->mde[s]))
+		snprintf(buf, len, "n/a");
+	else if (isnan(p))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "+/-%.*f%%", p < 10 ? 1 : 0, p);
+}
+
 /* Two sides: the difference of means and its interval, as ministat. */
 static void print_row(const struct row *r, int w)
 {
-	char a[32], b[32], ratio[32], ci[96];
+	char a[32], b[32], ratio[32], ci[96], res[32];
 	const struct stats_ttest *t = &r->t[1];
 
 	if (!r->tested[1]) {
@@ -70,11 +90,12 @@ static void print_row(const struct row *r, int w)
 	}
 	ratio_text(r, 1, ratio, sizeof(ratio));
 	diff_text(t, ci, sizeof(ci));
-	printf("  %-*s %3zu %3zu %11s %11s %7s  %-34s %-4s %6.3f %s\n", w,
+	res_text(r, 1, res, sizeof(res));
+	printf("  %-*s %3zu %3zu %11s %11s %7s  %-34s %-4s %6.3f %-3s %8s\n", w,
 	       r->label, r->n[0], r->n[1], num(r->s[0].median, a, sizeof(a)),
 	       num(r->s[1].median, b, sizeof(b)), ratio, ci,
 	       t->valid ? (t->significant ? "yes" : "no") : "n/a", r->mw[1].p,
-	       r->mw[1].significant ? "yes" : "no");
+	       r->mw[1].significant ? "yes" : "no", res);
 }
 
 /*
@@ -84,7 +105,7 @@ static void print_row(const struct row *r, int w)
  */
 static void print_row_n(const struct compare *c, const struct row *r, int w)
 {
-	char med[32], ratio[32];
+	char med[32], ratio[32], res[32];
 
 	printf("  %-*s", w, r->label);
 	for (int s = 0; s < c->nsides; s++)
@@ -93,17 +114,16 @@ static void print_row_n(const struct compare *c, const struct row *r, int w)
 		printf(" %11s", r->n[s] ? num(r->s[s].median, med, 32) : "-");
 	for (int s = 1; s < c->nsides; s++) {
 		const struct stats_ttest *t = &r->t[s];
-		/* No trailing blanks after the last column. */
-		int mw_w = s + 1 < c->nsides ? 3 : 0;
 
 		if (!r->tested[s]) {
-			printf("  %7s %-3s %-*s", "-", "-", mw_w, "-");
+			printf("  %7s %-3s %-3s %8s", "-", "-", "-", "-");
 			continue;
 		}
 		ratio_text(r, s, ratio, sizeof(ratio));
-		printf("  %7s %-3s %-*s", ratio,
+		res_text(r, s, res, sizeof(res));
+		printf("  %7s %-3s %-3s %8s", ratio,
 		       t->valid ? (t->significant ? "yes" : "no") : "n/a",
-		       mw_w, r->mw[s].significant ? "yes" : "no");
+		       r->mw[s].significant ? "yes" : "no", res);
 	}
 	printf("\n");
 }
@@ -123,8 +143,7 @@ static void print_header_n(const struct compare *c, int w)
 	}
 	for (int s = 1; s < c->nsides; s++) {
 		snprintf(h, sizeof(h), "%c/A", side_letter(s));
-		printf("  %7s %-3s %-*s", h, "t", s + 1 < c->nsides ? 3 : 0,
-		       "MW");
+		printf("  %7s %-3s %-3s %8s", h, "t", "MW", "res");
 	}
 	printf("\n");
 }
@@ -166,9 +185,10 @@ static void print_metric(const struct compare *c, const struct metric *m)
 		for (size_t i = 0; i < m->nrows; i++)
 			print_row_n(c, &m->rows[i], w);
 	} else {
-		printf("\n  %-*s %3s %3s %11s %11s %7s  %-34s %-4s %6s %s\n",
+		printf("\n  %-*s %3s %3s %11s %11s %7s  %-34s %-4s %6s %-3s %8s\n",
 		       w, "row", "nA", "nB", "A median", "B median", "B/A",
-		       "B-A mean +/- 95% CI (% of A)", "t", "MW p", "MW");
+		       "B-A mean +/- 95% CI (% of A)", "t", "MW p", "MW",
+		       "res");
 		for (size_t i = 0; i < m->nrows; i++)
 			print_row(&m->rows[i], w);
 	}
@@ -261,6 +281,21 @@ static json_t *json_ttest(const struct stats_ttest *t)
 	return o;
 }
 
+/* What compare could see: the MDE, in the unit and in % of A's mean. */
+static json_t *json_resolution(const struct row *r, int s)
+{
+	json_t *o = json_object();
+
+	if (!o)
+		die("out of memory");
+	jset(o, "power", jnum(RESOLUTION_POWER));
+	jset(o, "mde", jnum(r->mde[s]));
+	jset(o, "mde_pct", jnum(mde_pct(r, s)));
+	/* Mann-Whitney cannot reach the level with these runs at all. */
+	jset(o, "reachable", json_boolean(!isinf(r->mde[s])));
+	return o;
+}
+
 static json_t *json_mwu(const struct stats_mwu *mw)
 {
 	json_t *o = json_object();
@@ -294,6 +329,7 @@ static json_t *json_vs(const struct compare *c, const struct row *r, int s)
 	jset(o, "ttest", r->tested[s] ? json_ttest(&r->t[s]) : json_null());
 	jset(o, "mann_whitney", r->tested[s] ? json_mwu(&r->mw[s]) :
 						 json_null());
+	jset(o, "resolution", r->tested[s] ? json_resolution(r, s) : json_null());
 	return o;
 }
 
@@ -314,6 +350,7 @@ static json_t *json_row(const struct compare *c, const struct metric *m,
 			      r->s[1].median / r->s[0].median : NAN));
 	jset(o, "ttest", json_ttest(&r->t[1]));
 	jset(o, "mann_whitney", json_mwu(&r->mw[1]));
+	jset(o, "resolution", r->tested[1] ? json_resolution(r, 1) : json_null());
 	for (int s = 0; s < c->nsides; s++)
 		if (json_array_append_new(sides, json_summary(&r->s[s], r, s)))
 			die("out of memory");
