@@ -250,7 +250,7 @@ $(PROBES_TEST): test/unit/probes.c host/kernel/probes.c common/histogram.c \
 		host/util/cleanup.c host/util/util.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
-	$(Q)$(UNIT_CC) -o $@ $^
+	$(Q)$(UNIT_CC) -o $@ $^ -lm
 
 PROGRESS_TEST := $(O)/san/progress-test
 unit: $(PROGRESS_TEST)

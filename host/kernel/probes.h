@@ -30,18 +30,41 @@ struct probe_times {
 	 * could not be placed.
 	 */
 	s64 tables_freed;
+	/*
+	 * Every zap call's duration, exactly (the histogram's buckets are
+	 * 1/16 of an octave wide, too coarse for a change of a few per
+	 * cent): the median, and the interquartile mean, the mean of the
+	 * middle half, which a preempted call or two cannot move.  In ns.
+	 */
+	double zap_p50_ns, zap_iqm_ns;
 };
 
 int probes_start(char *why, size_t len);
 int probes_stop(struct probe_times *t);
 
+/* Durations (ns) as found, when each one is wanted. */
+struct probe_durations {
+	u64 *ns;
+	size_t n, cap;
+};
+
 /*
  * Pair "<task>-<pid> [cpu] ... <secs>: <entry>:" lines with the next
  * "<exit>:" line of the same pid, in ftrace's or perf script's text
- * format, adding each duration (ns) to @h.  Returns the pairs found.
+ * format, adding each duration (ns) to @h, and to @all unless NULL (a
+ * duration that finds no memory there is left out of @all only).
+ * @ns_per_unit turns the timestamps into ns: 1e9 for ftrace's seconds,
+ * the ns a cycle for x86-tsc's counts.  Returns the pairs found.
  */
 u64 probes_parse(const char *text, const char *entry, const char *exit_ev,
-		 struct mmub_hist *h);
+		 double ns_per_unit, struct mmub_hist *h,
+		 struct probe_durations *all);
+
+/*
+ * The exact median and interquartile mean of @d (sorted in place); NaN
+ * for none.  Frees nothing: the caller owns @d->ns.
+ */
+void probes_middle(struct probe_durations *d, double *p50, double *iqm);
 
 /* Lines of @event in trace text (ftrace or perf script format). */
 u64 probes_count(const char *text, const char *event);

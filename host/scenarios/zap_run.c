@@ -158,6 +158,10 @@ double zap_metric(const struct zap_result *z, enum zap_metric m)
 	case ZAP_FWAIT_P999_US:
 		return z->kprobes ?
 		       mmub_hist_quantile(&z->pt.lock_wait, 999000) / 1e3 : NAN;
+	case ZAP_KERNEL_P50_US:
+		return z->kprobes ? z->pt.zap_p50_ns / 1e3 : NAN;
+	case ZAP_KERNEL_IQM_US:
+		return z->kprobes ? z->pt.zap_iqm_ns / 1e3 : NAN;
 	default:
 		return 0;
 	}
@@ -179,6 +183,8 @@ const char *const zap_metric_names[ZAP_METRIC_NR] = {
 	 * Documents before it called this kernel_fwait_p999_us.
 	 */
 	[ZAP_FWAIT_P999_US] = "fwait_p999_us",
+	[ZAP_KERNEL_P50_US] = "kernel_zap_p50_us",
+	[ZAP_KERNEL_IQM_US] = "kernel_zap_iqm_us",
 };
 
 static json_t *zap_json(const struct zap_opts *zo, const struct zap_result *z)
@@ -199,6 +205,9 @@ static json_t *zap_json(const struct zap_opts *zo, const struct zap_result *z)
 	if (z->kprobes && z->pt.tables_freed >= 0)
 		jset(j, "kernel_tables_freed",
 		     json_integer((json_int_t)z->pt.tables_freed));
+	if (z->kprobes)
+		jset(j, "kernel_zap_calls",
+		     json_integer((json_int_t)z->pt.zap_calls));
 	return j;
 }
 
@@ -232,6 +241,11 @@ void zap_print(const struct zap_opts *zo, enum backing_type backing,
 		       zap_metric(z, ZAP_KERNEL_TOTAL_MS),
 		       (unsigned long long)z->pt.lock_calls,
 		       zap_metric(z, ZAP_FWAIT_P999_US));
+	if (z->kprobes)
+		printf("  kernel (kprobes): a tdp_mmu_zap_leafs call: median %.1f "
+		       "us, interquartile mean %.1f us\n",
+		       zap_metric(z, ZAP_KERNEL_P50_US),
+		       zap_metric(z, ZAP_KERNEL_IQM_US));
 	if (z->kprobes && z->pt.tables_freed >= 0)
 		printf("  kernel (kprobes): %lld TDP MMU page tables freed "
 		       "during the zaps\n", (long long)z->pt.tables_freed);

@@ -31,6 +31,9 @@ enum zap_metric {
 	ZAP_PAGES_PER_S,
 	ZAP_KERNEL_TOTAL_MS,	/* kprobes: sum of tdp_mmu_zap_leafs() */
 	ZAP_FWAIT_P999_US,	/* kprobes: queued_read_lock_slowpath() */
+	/* kprobes: one tdp_mmu_zap_leafs() call, exact over all calls */
+	ZAP_KERNEL_P50_US,
+	ZAP_KERNEL_IQM_US,	/* the middle half's mean: no outlier moves it */
 	ZAP_METRIC_NR,
 };
 

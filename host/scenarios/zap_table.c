@@ -122,6 +122,8 @@ int zap_table(const struct common *c, const struct zap_opts *zo,
 		if (kprobes) {
 			print_metric(rows, nr, ZAP_KERNEL_TOTAL_MS, c->repeat);
 			print_metric(rows, nr, ZAP_FWAIT_P999_US, c->repeat);
+			print_metric(rows, nr, ZAP_KERNEL_P50_US, c->repeat);
+			print_metric(rows, nr, ZAP_KERNEL_IQM_US, c->repeat);
 		}
 		print_metric(rows, nr, ZAP_TOTAL_MS, c->repeat);
 		print_metric(rows, nr, ZAP_FAULT_P999_US, c->repeat);
