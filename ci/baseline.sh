@@ -83,7 +83,7 @@ while IFS=$'\t' read -r _ _ arch kernel exp _ _ _ path; do
 		>"$work/out" || rc=$?
 	cat "$work/out"
 	case $rc in
-	0) summary+=("  $key: no regression against ${prev##*/}") ;;
+	0) summary+=("  $key: no regression against ${prev##*/} ($(sed -n 's/^regress: no regression in .* rows (\(.*\))$/\1/p' "$work/out"))") ;;
 	1)	if grep -q '^REGRESSION  ' "$work/out"; then
 			regressed+=("$key")
 			summary+=("  $key: REGRESSION against ${prev##*/}")
@@ -113,7 +113,9 @@ noise() {
 		  (.rows[] | (if .a.median != 0 then (.b.median / .a.median - 1) * 100 else null end) as $d
 			| (if .ttest.valid and .a.mean != 0 then (.ttest.ci_high - .ttest.diff) / (.a.mean | fabs) * 100 else null end) as $ci
 			| $t[$sc + "\t" + .metric] as $thr
-			| "  \(.metric) \(.row): medians differ by \(if $d == null then "n/a" else "\(if $d >= 0 then "+" else "" end)\($d | r1) %" end), t interval +/- \(if $ci == null then "n/a" else "\($ci | r1) %" end) of the mean; threshold \(if $thr == null then "none" else "\($thr) %" end)\(if $thr != null and $ci != null and $ci > ($thr | tonumber) then " (inside that interval)" else "" end)")
+			| (if .resolution == null or .resolution.mde_pct == null and .resolution.reachable then "n/a" elif .resolution.reachable | not then "none" else "+/-\(.resolution.mde_pct | r1) %" end) as $res
+			| (if .resolution == null or (.resolution.reachable | not) then null else .resolution.mde_pct end) as $mde
+			| "  \(.metric) \(.row): medians differ by \(if $d == null then "n/a" else "\(if $d >= 0 then "+" else "" end)\($d | r1) %" end), t interval +/- \(if $ci == null then "n/a" else "\($ci | r1) %" end) of the mean, resolution \($res); threshold \(if $thr == null then "none" else "\($thr) %" end)\(if $thr != null and $ci != null and $ci > ($thr | tonumber) then " (inside that interval)" else "" end)\(if $thr != null and ($mde == null or $mde > ($thr | tonumber)) then " (finer than the resolution: cannot tell)" else "" end)")
 		' "$c"
 	done
 }

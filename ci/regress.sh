@@ -5,7 +5,10 @@
 # sample), then each row of a metric in the thresholds table is judged:
 # a regression when t and Mann-Whitney both find it significant at 95 %
 # and its median moved the wrong way by more than the metric's threshold
-# (ci/regressions.conf says how, and holds the table).
+# (ci/regressions.conf says how, and holds the table).  A row neither
+# test flags is "no change" only where compare's resolution (the
+# smallest change both would flag 4 times in 5) is within the threshold;
+# where it is wider, the row says "cannot tell".
 #
 #   ci/regress.sh [--thresholds FILE] [--old-name TEXT] [--new-name TEXT]
 #                 [--out DIR] OLD.json NEW.json
@@ -16,8 +19,10 @@
 #                      files), e.g. the store entry and tonight's runs
 #   --out DIR          keep compare.txt and compare.json there
 #
-# One line per judged row ("ok", "worse", "REGRESSION"), then a summary.
-# Exit 0: no regression; 1: a regression (or compare failed); 2: usage.
+# One line per judged row ("REGRESSION", "worse", "better", "no change",
+# "cannot tell"), then a summary with the count of each of the last two.
+# Exit 0: no regression ("cannot tell" passes, counted); 1: a regression
+# (or compare failed); 2: usage.
 set -euo pipefail
 
 prog=ci/regress.sh
@@ -96,15 +101,29 @@ if ((rc)) || [[ ! -f $work/compare.json ]]; then
 	die "mmubench compare ${files[0]} ${files[1]} failed (exit $rc)"
 fi
 
-# Per row of a listed metric: "STATUS<TAB>METRIC ROW<TAB>line"; STATUS
-# REGRESSION, worse
-# (beyond the threshold but not significant by both, or within it), ok.
+# Per row of a listed metric: "STATUS<TAB>METRIC ROW<TAB>line".  The
+# row's resolution (compare's MDE at 80 % power, in % of OLD's mean)
+# decides what a change that both tests do not flag means:
+#   REGRESSION   worse by both tests, beyond the threshold: fails
+#   worse        worse by both tests, within the threshold
+#   better       better by both tests
+#   no change    not flagged, and a change of the threshold's size would
+#                have been (resolution within the threshold)
+#   cannot tell  not flagged, but the resolution is wider than the
+#                threshold (or the median moved beyond it unflagged): a
+#                regression of the threshold's size could hide there
 jq -r --arg rules "$rules" --arg old "$old_name" --arg new "$new_name" '
 def fmt: if . == null then "-"
 	elif (. | fabs) >= 100 then (. | round | tostring)
 	elif (. | fabs) >= 10 then ((. * 10 | round) / 10 | tostring)
 	else ((. * 1000 | round) / 1000 | tostring) end;
 def pct: (if . >= 0 then "+" else "" end) + ((. * 10 | round) / 10 | tostring) + " %";
+def res: if .resolution == null or (.resolution.reachable | not) then null
+	else .resolution.mde_pct end;
+def res_text: if .resolution != null and (.resolution.reachable | not)
+	then "none (Mann-Whitney cannot reach 95 % with \(.a.n) and \(.b.n) runs)"
+	elif res == null then "unknown"
+	else "+/-" + ((res * 10 | round) / 10 | tostring) + " %" end;
 ($rules | split("\n") | map(select(length > 0) | split("\t")
 	| {key: (.[0] + "\t" + .[1]), value: {better: .[2], pct: (.[3] | tonumber)}})
 	| from_entries) as $t
@@ -119,14 +138,18 @@ def pct: (if . >= 0 then "+" else "" end) + ((. * 10 | round) / 10 | tostring) +
 | "\($sc) \(.metric) \(.row)" as $what
 | "\(.metric) \(.row)\t" as $mr
 | "median \($a | fmt) -> \($b | fmt) (\(if $d == null then "no ratio" else ($d | pct) end); threshold \($r.pct) %, \($r.better) is better)" as $moved
+| "resolution \(res_text)" as $res
 | if $worse == null then "ok\t\($mr)  ok          \($what): \($moved): not judged, the old median is 0"
   elif $sig and $worse > $r.pct then
 	"REGRESSION\t\($mr)REGRESSION  \($what): \($moved); worse at 95 % by t and Mann-Whitney; runs: old \($old) (\(.a.n) runs), new \($new) (\(.b.n) runs)"
-  elif $worse > $r.pct then
-	"worse\t\($mr)  worse       \($what): \($moved); not significant by both (t \(if .ttest.significant then "yes" else "no" end), MW p \(.mann_whitney.p | fmt))"
   elif $sig and $worse > 0 then
 	"worse\t\($mr)  worse       \($what): \($moved); significant, within the threshold"
-  else "ok\t\($mr)  ok          \($what): \($moved)" end
+  elif $sig then "better\t\($mr)  better      \($what): \($moved); better at 95 % by both tests"
+  elif res == null or res > $r.pct then
+	"cannot tell\t\($mr)  cannot tell \($what): \($moved); \($res)\(if res == null then "" else ", wider than the threshold" end): a regression of \($r.pct) % could hide here"
+  elif $worse > $r.pct then
+	"cannot tell\t\($mr)  cannot tell \($what): \($moved); beyond the threshold but not significant by both (t \(if .ttest.significant then "yes" else "no" end), MW p \(.mann_whitney.p | fmt)); \($res)"
+  else "no change\t\($mr)  no change   \($what): \($moved); no change beyond the \($res)" end
 ' "$work/compare.json" >"$work/verdicts"
 
 cut -f3- "$work/verdicts"
@@ -136,10 +159,13 @@ unlisted=$(jq -r --arg rules "$rules" '.scenario as $sc
 	| [.rows[] | select(($sc + "\t" + .metric) as $k | $t | index($k) | not) | .metric]
 	| unique | join(", ")' "$work/compare.json")
 [[ -z $unlisted ]] || echo "  not judged (not in $table): $unlisted"
-bad=$(awk -F'\t' '$1 == "REGRESSION"' "$work/verdicts" | wc -l)
+count() { awk -F'\t' -v s="$1" '$1 == s' "$work/verdicts" | wc -l; }
+unclear=$(count 'cannot tell')
+tally="$(count 'no change') no change beyond resolution, $unclear cannot tell"
+bad=$(count REGRESSION)
 if ((bad)); then
 	echo "regress: $bad of $judged judged rows regressed: $(awk -F'\t' '
-		$1 == "REGRESSION" { printf "%s%s", n++ ? ", " : "", $2 }' "$work/verdicts")"
+		$1 == "REGRESSION" { printf "%s%s", n++ ? ", " : "", $2 }' "$work/verdicts") ($tally)"
 	exit 1
 fi
-echo "regress: no regression in $judged judged rows"
+echo "regress: no regression in $judged judged rows ($tally)"

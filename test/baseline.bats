@@ -235,7 +235,7 @@ x86_64/test-other/seednway/$NIGHT1-$commit"
 	assert_success
 	assert_line "  x86_64/original/aa: no earlier night in the store: nothing to compare (passes)"
 	assert_line "noise floor, A/A aa (original against itself, 5 + 5 runs):"
-	assert_line --regexp '^  madvise_p50_us same4: medians differ by [-+][0-9.]+ %, t interval \+/- [0-9.]+ % of the mean; threshold 100 %'
+	assert_line --regexp '^  madvise_p50_us same4: medians differ by [-+][0-9.]+ %, t interval \+/- [0-9.]+ % of the mean, resolution \+/-[0-9.]+ %; threshold 100 %'
 	assert_line "baseline: no regression (0 compared, 1 without an earlier night)"
 }
 
@@ -252,9 +252,10 @@ doc() {
 		"$O1" >"$out"
 }
 
-@test "regress: worse by both tests beyond the threshold fails; within it, or not significant, passes" {
+@test "regress: regressed, worse within the threshold, better, no change beyond resolution, cannot tell" {
 	local d=$BATS_TEST_TMPDIR
 	doc "$d/old.json" 100 101 102 103 104
+	doc "$d/same.json" 101 103 100 104 102
 	doc "$d/bad.json" 250 251 252 253 254
 	doc "$d/within.json" 180 181 182 183 184
 	doc "$d/noisy.json" 100 500 101 502 503
@@ -262,17 +263,36 @@ doc() {
 	run "$ROOT/ci/regress.sh" "$d/old.json" "$d/bad.json"
 	assert_failure 1
 	assert_line "REGRESSION  zap madvise_p50_us same4: median 102 -> 252 (+147.1 %; threshold 100 %, lower is better); worse at 95 % by t and Mann-Whitney; runs: old $d/old.json (5 runs), new $d/bad.json (5 runs)"
-	assert_line "regress: 1 of 5 judged rows regressed: madvise_p50_us same4"
+	assert_line --regexp '^regress: 1 of 5 judged rows regressed: madvise_p50_us same4 \([0-9] no change beyond resolution, [0-9] cannot tell\)$'
 	run "$ROOT/ci/regress.sh" "$d/old.json" "$d/within.json"
 	assert_success
 	assert_line "  worse       zap madvise_p50_us same4: median 102 -> 182 (+78.4 %; threshold 100 %, lower is better); significant, within the threshold"
 	run "$ROOT/ci/regress.sh" "$d/old.json" "$d/noisy.json"
 	assert_success
-	# t alone finds it (the outliers' mean), Mann-Whitney does not.
-	assert_line --regexp '^  worse       zap madvise_p50_us same4: median 102 -> 500 \(\+390.2 %; threshold 100 %, lower is better\); not significant by both \(t yes, MW p 0\.[0-9]+\)$'
+	# t alone finds it (the outliers' mean), Mann-Whitney does not; the
+	# outliers make the resolution wider than the threshold.
+	assert_line --regexp '^  cannot tell zap madvise_p50_us same4: median 102 -> 500 \(\+390\.2 %; threshold 100 %, lower is better\); resolution \+/-[0-9.]+ %, wider than the threshold: a regression of 100 % could hide here$'
+	assert_line --regexp '^regress: no regression in 5 judged rows \([0-9] no change beyond resolution, [1-9] cannot tell\)$'
+	# The same runs reordered: no change, and the resolution says how
+	# small a change would have shown (2.31 sd of 1.58 in a mean of 102).
+	run "$ROOT/ci/regress.sh" "$d/old.json" "$d/same.json"
+	assert_success
+	assert_line "  no change   zap madvise_p50_us same4: median 102 -> 102 (+0 %; threshold 100 %, lower is better); no change beyond the resolution +/-3.6 %"
+	# A threshold finer than that resolution: nothing can be said.
+	printf '| zap | madvise_p50_us | lower | 2 |\n' >"$d/fine.conf"
+	run "$ROOT/ci/regress.sh" --thresholds "$d/fine.conf" "$d/old.json" "$d/same.json"
+	assert_success
+	assert_line "  cannot tell zap madvise_p50_us same4: median 102 -> 102 (+0 %; threshold 2 %, lower is better); resolution +/-3.6 %, wider than the threshold: a regression of 2 % could hide here"
+	assert_line "regress: no regression in 1 judged rows (0 no change beyond resolution, 1 cannot tell)"
+	# 3 runs a side: Mann-Whitney never flags, whatever the change.
+	doc "$d/old3.json" 100 101 102
+	doc "$d/bad3.json" 250 251 252
+	run "$ROOT/ci/regress.sh" --thresholds "$d/fine.conf" "$d/old3.json" "$d/bad3.json"
+	assert_success
+	assert_line "  cannot tell zap madvise_p50_us same4: median 101 -> 251 (+148.5 %; threshold 2 %, lower is better); resolution none (Mann-Whitney cannot reach 95 % with 3 and 3 runs): a regression of 2 % could hide here"
 	run "$ROOT/ci/regress.sh" "$d/old.json" "$d/better.json"
 	assert_success
-	assert_line --partial "ok          zap madvise_p50_us same4: median 102 -> 12 (-88.2 %"
+	assert_line "  better      zap madvise_p50_us same4: median 102 -> 12 (-88.2 %; threshold 100 %, lower is better); better at 95 % by both tests"
 	# The direction is the table's: "higher is better" makes it a regression.
 	printf '| zap | madvise_p50_us | higher | 50 |\n' >"$d/higher.conf"
 	run "$ROOT/ci/regress.sh" --thresholds "$d/higher.conf" "$d/old.json" "$d/better.json"
