@@ -9,6 +9,7 @@
 #
 #   ci/ab.sh --series NAME[,NAME...] [--arch A] [--repeat R] [--cpu MODEL]
 #            [--append KARGS] [--mem SIZE] [--smp N] [--out DIR] [--timeout SEC]
+#            [--clock host|icount[:SHIFT]]
 #            [--runs] [--kernel 6.1] [--mmubench BIN] [--guest FILE]
 #            [--] SCENARIO OPTIONS...
 #
@@ -16,6 +17,9 @@
 # side), as in "mmubench ab --kernel 6.1 --series NAME zap ... --repeat 5";
 # after "--" every word is the scenario's.
 # --runs adds every run's value to the comparison (seed 002's table).
+# --clock icount[:SHIFT] boots every kernel with its clocks counting
+# instructions (ci/nested/run.sh): deterministic time, one L1 CPU on
+# x86_64; every run's env.clock says which.
 #
 # Every run's JSON and output stay in DIR (default ./ab-NAME-DATE):
 #   runs/A-1.json runs/A-1.log ...  every run
@@ -34,7 +38,7 @@ source "$here/retry.sh"
 source "$here/ab-common.sh"
 repo=$(cd "$here/.." && pwd)
 host_arch=$(uname -m | sed -e 's/aarch64/arm64/')
-arch=$host_arch series='' repeat=5 out='' bin='' guest=''
+arch=$host_arch series='' repeat=5 out='' bin='' guest='' clock=host smp=''
 run_opts=() dashdash=0
 
 die() { echo "$prog: error: $1" >&2; exit "${2:-1}"; }
@@ -54,14 +58,18 @@ while (($#)); do
 	# The first word that is not an option is the scenario.
 	[[ $1 == -* ]] || break
 	case $1 in
-	--series|--arch|--repeat|--cpu|--append|--mem|--smp|--out|--timeout|--mmubench|--guest|--kernel)
+	--series|--arch|--repeat|--cpu|--append|--mem|--smp|--out|--timeout|--mmubench|--guest|--kernel|--clock)
 		(($# >= 2)) || die "$1 needs a value" 2 ;;&
 	--kernel) [[ $2 == 6.1 ]] || die "--kernel $2: only 6.1 (Debian's linux-source-6.1) is built here" 2 ;;
-	--smp) [[ $2 =~ ^[1-9][0-9]?$ ]] || die "--smp $2: the nested kernel's CPUs for the scenario, 1..99" 2 ;;&
+	--smp) [[ $2 =~ ^[1-9][0-9]?$ ]] || die "--smp $2: the nested kernel's CPUs for the scenario, 1..99" 2
+		smp=$2 ;;&
+	--clock) [[ $2 =~ ^(host|icount(:([0-9]|10))?)$ ]] ||
+		die "--clock $2: accepted: host, icount, icount:SHIFT (SHIFT 0..10)" 2
+		clock=$2 ;;&
 	--series) series=$2 ;;
 	--arch) arch=$2 ;;
 	--repeat) repeat=$2 ;;
-	--cpu|--append|--mem|--smp|--timeout) run_opts+=("$1" "$2") ;;
+	--cpu|--append|--mem|--smp|--timeout|--clock) run_opts+=("$1" "$2") ;;
 	--out) out=$2 ;;
 	--mmubench) bin=$2 ;;
 	--guest) guest=$2 ;;
@@ -77,6 +85,8 @@ done
 IFS=, read -ra series_list <<<"$series"
 ((${#series_list[@]} <= 7)) ||
 	die "--series $series: at most 7 series (8 kernels with the original)" 2
+[[ $clock == host || $arch != x86_64 || -z $smp || $smp == 1 ]] ||
+	die "--smp $smp: with --clock $clock the x86_64 L1 has one CPU (ci/nested/run.sh)" 2
 [[ $repeat =~ ^[1-9][0-9]*$ ]] || die "--repeat $repeat: expected a number >= 1" 2
 (($#)) || die "no scenario after --: e.g. -- zap --zap same4 -v 2 -b 32m" 2
 # Without "--", a --repeat among the scenario's options is ab's: boots.

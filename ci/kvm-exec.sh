@@ -7,7 +7,7 @@
 # written on this side, atomically, in both cases.
 #
 #   ci/kvm-exec.sh [--arch A] [--smp N] [--mem SIZE] [--cpu MODEL]
-#                  [--append KARGS] [--timeout SEC] [--series NAME]
+#                  [--append KARGS] [--timeout SEC] [--series NAME] [--clock C]
 #                  [--sh SCRIPT [--file FILE]...] MMUBENCH GUEST [SCENARIO OPTIONS...]
 #
 # With --sh, SCRIPT (POSIX sh) runs instead, with a shell function
@@ -39,7 +39,7 @@ while (($#)); do
 	case $1 in
 	-h|--help) usage 0 ;;
 	--arch) arch=${2:?--arch needs a value}; shift 2 ;;
-	--smp|--mem|--cpu|--append|--timeout|--series)
+	--smp|--mem|--cpu|--append|--timeout|--series|--clock)
 		nested+=("$1" "${2:?$1 needs a value}"); shift 2 ;;
 	--sh) script=${2:?--sh needs a script}; shift 2 ;;
 	--file) extra+=("${2:?--file needs a value}"); shift 2 ;;

@@ -7,7 +7,8 @@
 #
 #   ci/nested/run.sh [--arch x86_64|arm64] [--kernel IMAGE] [--series NAME]
 #                    [--smp N] [--mem SIZE] [--cpu MODEL] [--append ARGS]...
-#                    [--timeout SEC] [--file SRC[:DEST]]... [--disk FILE]... [-v]
+#                    [--timeout SEC] [--clock host|icount[:SHIFT]]
+#                    [--file SRC[:DEST]]... [--disk FILE]... [-v]
 #                    [-- CMD [ARGS...]]
 #
 # The command's stdout and stderr come back on ours, and its exit status
@@ -19,13 +20,19 @@
 # --disk FILE is a raw virtio-blk disk of L1 (/dev/vda, /dev/vdb, ... in
 # order), read and written in place.  A kernel that L1 kexecs into prints
 # its own markers: those of the last kernel are the command's.
+# --clock icount[:SHIFT] makes L1's clocks count instructions (QEMU's
+# -icount, one TCG thread, 2^SHIFT ns an instruction, SHIFT 0..10,
+# default 4): a run's times no longer depend on the host's load, and the
+# x86_64 L1 has one CPU (QEMU 7.2 never lets a second one finish booting
+# there; ci/README.md, "Deterministic time").  host (the default) is
+# multi-threaded TCG on the host's clock.
 set -euo pipefail
 
 prog=ci/nested/run.sh
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-arch=x86_64 kernel='' series=original smp=2 mem=2G cpu=max timeout=600
-append='' verbose=''
+arch=x86_64 kernel='' series=original smp=2 mem=2G cpu=max timeout=600 clock=host
+append='' verbose='' smp_given=''
 files=()
 disks=()
 cmd=()
@@ -41,16 +48,17 @@ usage() { # [STATUS]: 0 for --help, on stdout
 
 while (($#)); do
 	case $1 in
-	--arch|--kernel|--series|--smp|--mem|--cpu|--append|--timeout|--file|--disk)
+	--arch|--kernel|--series|--smp|--mem|--cpu|--append|--timeout|--file|--disk|--clock)
 		(($# >= 2)) || die "$1 needs a value" 2 ;;&
 	--arch) arch=$2 ;;
 	--kernel) kernel=$2 ;;
 	--series) series=$2 ;;
-	--smp) smp=$2 ;;
+	--smp) smp=$2 smp_given=1 ;;
 	--mem) mem=$2 ;;
 	--cpu) cpu=$2 ;;
 	--append) append+=" $2" ;;
 	--timeout) timeout=$2 ;;
+	--clock) clock=$2 ;;
 	--file) files+=(--file "$2") ;;
 	--disk) [[ -f $2 ]] || die "--disk $2: no such file" 2
 		disks+=(-drive "file=${2//,/,,},format=raw,if=virtio") ;;
@@ -62,6 +70,15 @@ while (($#)); do
 	shift 2
 done
 [[ $timeout =~ ^[0-9]+$ && $smp =~ ^[0-9]+$ ]] || die "--timeout and --smp take a number" 2
+icount=
+case $clock in
+host) ;;
+icount) icount=4 ;;
+icount:*) icount=${clock#icount:}
+	[[ $icount =~ ^([0-9]|10)$ ]] ||
+		die "--clock $clock: SHIFT is 0..10 (2^SHIFT ns an instruction)" 2 ;;
+*) die "--clock $clock: accepted: host, icount, icount:SHIFT (SHIFT 0..10)" 2 ;;
+esac
 
 # One host thread per vCPU (MTTCG): -smp 2 uses both cores.
 #
@@ -84,6 +101,27 @@ arm64)
 	console=ttyAMA0 pkg=qemu-system-arm ;;
 *) die "--arch must be x86_64 or arm64" 2 ;;
 esac
+
+# Deterministic time: one TCG thread that counts instructions, the RTC on
+# that clock too, and no sleeping: idle time jumps to the next timer.
+# The TCG race above needs two threads, so no CPU is set aside.
+if [[ $icount ]]; then
+	qemu[2]=tcg,thread=single
+	qemu+=(-icount "shift=$icount,sleep=off,align=off" -rtc clock=vm)
+	cpus=
+	if [[ $arch == x86_64 ]]; then
+		# With 2 or 3 CPUs, QEMU 7.2 never finishes SMP bring-up:
+		# CPU 1 stays at the instruction after PAUSE in
+		# wait_for_master_cpu() with its callout bit set, while CPU 0
+		# runs on (ci/README.md, "Deterministic time").
+		[[ -z $smp_given || $smp == 1 ]] ||
+			die "--smp $smp: with --clock $clock the x86_64 L1 has one CPU (QEMU 7.2 never finishes booting a second one under icount)" 2
+		smp=1
+	fi
+	qsmp=$smp
+fi
+# The clock L1's times are on, for mmubench's env.clock.
+append+=" mmubench.clock=${icount:+icount:}${icount:-host}"
 command -v "${qemu[0]}" >/dev/null || die "missing ${qemu[0]}: apt-get install $pkg"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mmubench-run.XXXXXX")

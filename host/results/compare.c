@@ -345,6 +345,24 @@ static void config_diff(struct compare *c, int s)
 	}
 }
 
+/*
+ * Times on different clocks (the host's, or instructions counted under
+ * QEMU's icount: env.clock) measure different things.  Documents from
+ * before env.clock were on the host's.
+ */
+static void clock_diff(struct compare *c, int s)
+{
+	const char *a = json_string_value(json_object_get(
+			json_object_get(c->side[0].doc, "env"), "clock"));
+	const char *b = json_string_value(json_object_get(
+			json_object_get(c->side[s].doc, "env"), "clock"));
+
+	if (strcmp(a ? a : "host", b ? b : "host"))
+		note(c, "env.clock differs: %s in A, %s in %c: times on "
+		     "different clocks do not compare", a ? a : "host",
+		     b ? b : "host", side_letter(s));
+}
+
 /* Limits of the tests that a reader of the table must know. */
 static void test_notes(struct compare *c)
 {
@@ -567,8 +585,10 @@ int cmd_compare(int argc, char **argv)
 		die("no metric of scenario \"%s\" found in %s or %s%s (%s)",
 		    c->side[0].scenario, c->side[0].file, c->side[1].file,
 		    c->nsides > 2 ? " or the others" : "", c->m[0].why[0]);
-	for (int s = 1; s < c->nsides; s++)
+	for (int s = 1; s < c->nsides; s++) {
 		config_diff(c, s);
+		clock_diff(c, s);
+	}
 	skipped_notes(c);
 	test_notes(c);
 	compare_print(c);

@@ -200,10 +200,14 @@ static void print_side(const struct side *s, int i)
 {
 	const char ab[2] = { side_letter(i), 0 };
 	bool named = strcmp(s->label, ab);
+	const char *clock = env_str(s, "clock");
+	/* The host's clock goes without saying; instructions do not. */
+	bool say = strcmp(clock, "?") && strcmp(clock, "host");
 
-	printf("  %s%s%s: %s, %zu run%s, kernel %s, MMU %s\n", ab,
+	printf("  %s%s%s: %s, %zu run%s, kernel %s, MMU %s%s%s\n", ab,
 	       named ? " = " : "", named ? s->label : "", s->file, s->runs,
-	       s->runs > 1 ? "s" : "", env_str(s, "kernel"), env_str(s, "mmu"));
+	       s->runs > 1 ? "s" : "", env_str(s, "kernel"), env_str(s, "mmu"),
+	       say ? ", clock " : "", say ? clock : "");
 }
 
 /* "N of M rows differ": side @s against the reference. */

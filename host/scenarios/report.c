@@ -244,6 +244,29 @@ static json_t *first_line(const char *path, const char *prefix)
 	return v ? v : json_null();
 }
 
+/*
+ * Which clock the times are on: "icount:SHIFT" when the nested runner
+ * booted this kernel under QEMU's instruction counting (it says so on
+ * the kernel command line, ci/nested/run.sh), else "host": the machine's
+ * own.  Times on different clocks do not compare.
+ */
+static json_t *clock_kind(void)
+{
+	char line[4096], *p, *end;
+	FILE *f = fopen("/proc/cmdline", "r");
+	bool got = f && fgets(line, sizeof(line), f);
+
+	if (f)
+		fclose(f);
+	p = got ? strstr(line, "mmubench.clock=") : NULL;
+	if (!p)
+		return json_string("host");
+	p += strlen("mmubench.clock=");
+	end = p + strcspn(p, " \n");
+	*end = 0;
+	return json_string(p);
+}
+
 static json_t *module_params(const char *module)
 {
 	char dir[128], path[512];
@@ -357,6 +380,7 @@ json_t *report_env(const struct vm *vm)
 	}
 	jset(env, "cpu_model", first_line("/proc/cpuinfo", "model name"));
 	jset(env, "arch", json_string(arch_name));
+	jset(env, "clock", clock_kind());
 	jset(env, "mmu", json_string(kvm_mmu_kind()));
 	jset(env, "mmubench_version", json_string(MMUB_VERSION));
 	jset(env, "guest_clock_hz", json_integer((json_int_t)vm->bi->clk_hz));
