@@ -183,6 +183,18 @@ mapfile -t labels < <(labels_of "$last")
 
 # ---- the A/A noise floor -------------------------------------------------------
 
+# The night's detection curve (ci/resolution.sh, the nightly's step
+# resolution): which graded slowdowns of the zap walk compare flags.
+curve_section() {
+	echo '<h2 id="resolution">Resolution: the detection curve</h2>'
+	if [[ ! -f $last/resolution/curve.txt ]]; then
+		echo '<p class="missing">No detection curve in this night (ci/nightly --only resolution makes one).</p>'
+		return
+	fi
+	echo '<p>Kernels whose TDP MMU zap walk costs a known fraction more (test/series/test-slow-zap-walk-N), against the same patch at 0 %: per metric and run count, the change measured, whether both tests flag it at 95 %, and the resolution at that noise (<code>ci/resolution.sh</code>; README.md, &quot;Resolution&quot;).</p>'
+	printf '<pre>%s</pre>\n' "$(esc "$(cat "$last/resolution/curve.txt")")"
+}
+
 # Each A/A experiment's rows (a compare.json whose two sides are the same
 # kernel, as ci/baseline.sh takes them): how far apart the two sides'
 # medians are (B/A - 1) and the half-width of the t interval of the
@@ -201,7 +213,8 @@ noise_rows() { # NIGHT
 			   then (.ttest.ci_high - .ttest.diff) / (.a.mean | fabs) * 100 else null end) as $ci
 			| ([$d, $ci] | map(select(. != null) | fabs) | max) as $f
 			| select($f != null)
-			| [$x, .metric, (.row // "-"), .a.n, .b.n, .a.median, .b.median, $d, $ci, $f] | @tsv' "$c"
+			| [$x, .metric, (.row // "-"), .a.n, .b.n, .a.median, .b.median, $d, $ci, $f,
+			   (if .resolution != null and .resolution.reachable then .resolution.mde_pct else null end)] | @tsv' "$c"
 	done
 }
 noise_rows "$last" >"$work/noise.tsv"
@@ -212,14 +225,14 @@ noise_section() {
 		echo '<p class="missing">No A/A experiment in this night (seed003 is one, in an A/B night; a direct night runs one kernel): no noise floor.</p>'
 		return
 	fi
-	echo '<p>An A/A experiment boots the same kernel on both sides, alternating, as an A/B experiment does: how far apart its two sides come out is the setup&#39;s own noise. Per row: B/A &minus; 1 of the medians, and the half-width of the 95 % t interval of B&minus;A (of the means), in % of A&#39;s mean; the noise floor is the larger of the two. The A/B tables below show it beside the same metric and row, or say which A/A rows there are.</p>'
-	echo '<table class="noise"><thead><tr><th>experiment</th><th>metric</th><th>row</th><th>nA</th><th>nB</th><th>A median</th><th>B median</th><th>B/A &minus; 1</th><th>95% CI half-width</th><th>noise floor</th></tr></thead><tbody>'
+	echo '<p>An A/A experiment boots the same kernel on both sides, alternating, as an A/B experiment does: how far apart its two sides come out is the setup&#39;s own noise. Per row: B/A &minus; 1 of the medians, and the half-width of the 95 % t interval of B&minus;A (of the means), in % of A&#39;s mean; the noise floor is the larger of the two. The resolution is the smallest change of the mean that both tests would flag 4 times in 5 at these runs and this noise (compare&#39;s <code>res</code>): a smaller real change can go unseen. The A/B tables below show it beside the same metric and row, or say which A/A rows there are.</p>'
+	echo '<table class="noise"><thead><tr><th>experiment</th><th>metric</th><th>row</th><th>nA</th><th>nB</th><th>A median</th><th>B median</th><th>B/A &minus; 1</th><th>95% CI half-width</th><th>noise floor</th><th>resolution</th></tr></thead><tbody>'
 	awk -F'\t' '
 	function num(x) { return x == "" ? "&ndash;" : (x >= 1000 || x <= -1000) ? sprintf("%.0f", x) : sprintf("%#.4g", x) }
 	function pct(x, s) { return x == "" ? "&ndash;" : sprintf(s ? "%+.1f %%" : "&plusmn;%.1f %%", x) }
 	function h(s) { gsub(/&/, "\\&amp;", s); gsub(/</, "\\&lt;", s); gsub(/>/, "\\&gt;", s); return s }
-	{ printf "<tr><td><a href=\"#%s\">%s</a></td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
-		h($1), h($1), h($2), h($3), $4, $5, num($6), num($7), pct($8, 1), pct($9, 0), pct($10, 0) }' \
+	{ printf "<tr><td><a href=\"#%s\">%s</a></td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+		h($1), h($1), h($2), h($3), $4, $5, num($6), num($7), pct($8, 1), pct($9, 0), pct($10, 0), pct($11, 0) }' \
 		"$work/noise.tsv"
 	echo '</tbody></table>'
 }
@@ -264,30 +277,32 @@ dark=('#1b2f55' '#7a3a10' '#1f4d2b' '#5e1f22' '#3b2f66' '#4a3a2a' '#6b3560' '#44
 metric_table_n() { # COMPARE.json METRIC
 	jq -r --arg m "$2" '.rows[] | select(.metric == $m) |
 		[(.row // "-" | @html), (.sides[] | .n), (.sides[] | .median),
-		 (.vs[] | .ratio, .ttest.significant, .mann_whitney.significant)] | @tsv' "$1" |
+		 (.vs[] | .ratio, .ttest.significant, .mann_whitney.significant,
+		  (if .resolution != null and .resolution.reachable then .resolution.mde_pct else null end))] | @tsv' "$1" |
 	awk -F'\t' -v n="$(nsides "$1")" -v L="$letters" '
 	function num(x) { return x == "" ? "&ndash;" : (x >= 1000 || x <= -1000) ? sprintf("%.0f", x) : sprintf("%#.4g", x) }
+	function res(x) { return x == "" ? "&ndash;" : sprintf("&plusmn;%.1f %%", x) }
 	function yn(x) { return x == "true" ? "yes" : x == "false" ? "no" : "&ndash;" }
 	BEGIN {
 		printf "<table>\n<thead><tr><th>row</th>"
 		for (i = 1; i <= n; i++) printf "<th>n%s</th>", substr(L, i, 1)
 		for (i = 1; i <= n; i++) printf "<th>%s median</th>", substr(L, i, 1)
-		for (i = 2; i <= n; i++) printf "<th>%s/A</th><th>t</th><th>MW</th>", substr(L, i, 1)
+		for (i = 2; i <= n; i++) printf "<th>%s/A</th><th>t</th><th>MW</th><th>res</th>", substr(L, i, 1)
 		print "</tr></thead><tbody>"
 	}
 	{
 		sig = 0
 		for (i = 2; i <= n; i++) {
-			k = 2 + 2 * n + 3 * (i - 2)
+			k = 2 + 2 * n + 4 * (i - 2)
 			if ($(k + 1) == "true" && $(k + 2) == "true") sig = 1
 		}
 		printf "<tr%s><td>%s</td>", sig ? " class=\"sig\"" : "", $1
 		for (i = 1; i <= n; i++) printf "<td>%s</td>", $(1 + i) == "" ? "&ndash;" : $(1 + i)
 		for (i = 1; i <= n; i++) printf "<td>%s</td>", num($(1 + n + i))
 		for (i = 2; i <= n; i++) {
-			k = 2 + 2 * n + 3 * (i - 2)
-			printf "<td>%s</td><td>%s</td><td>%s</td>", $k == "" ? "&ndash;" : sprintf("%.3f", $k),
-				yn($(k + 1)), yn($(k + 2))
+			k = 2 + 2 * n + 4 * (i - 2)
+			printf "<td>%s</td><td>%s</td><td>%s</td><td>%s</td>", $k == "" ? "&ndash;" : sprintf("%.3f", $k),
+				yn($(k + 1)), yn($(k + 2)), res($(k + 3))
 		}
 		print "</tr>"
 	}
@@ -301,7 +316,8 @@ metric_table() { # COMPARE.json METRIC [NOISE: "ROW<TAB>FLOOR" lines]
 		 (if .ttest.valid then .ttest.diff else null end),
 		 (if .ttest.valid then .ttest.ci_high - .ttest.diff else null end),
 		 .ttest.diff_pct, .ttest.significant, .mann_whitney.p,
-		 .mann_whitney.significant, (.row // "-")] | @tsv' "$1" |
+		 .mann_whitney.significant, (.row // "-"),
+		 (if .resolution != null and .resolution.reachable then .resolution.mde_pct else null end)] | @tsv' "$1" |
 	awk -F'\t' -v noise="${3:-}" '
 	function num(x) { return x == "" ? "&ndash;" : (x >= 1000 || x <= -1000) ? sprintf("%.0f", x) : sprintf("%#.4g", x) }
 	function yn(x) { return x == "true" ? "yes" : x == "false" ? "no" : "&ndash;" }
@@ -309,16 +325,17 @@ metric_table() { # COMPARE.json METRIC [NOISE: "ROW<TAB>FLOOR" lines]
 		n = split(noise, l, "\n")
 		for (i = 1; i <= n; i++) if (split(l[i], kv, "\t") == 2) floor[kv[1]] = kv[2]
 		print "<table>"
-		printf "<thead><tr><th>row</th><th>nA</th><th>nB</th><th>A median</th><th>B median</th><th>B/A</th><th>B&minus;A mean &plusmn; 95%% CI (%% of A)</th><th>t</th><th>MW p</th><th>MW</th>%s</tr></thead><tbody>\n",
+		printf "<thead><tr><th>row</th><th>nA</th><th>nB</th><th>A median</th><th>B median</th><th>B/A</th><th>B&minus;A mean &plusmn; 95%% CI (%% of A)</th><th>t</th><th>MW p</th><th>MW</th><th>res</th>%s</tr></thead><tbody>\n",
 			n ? "<th>A/A noise floor</th>" : ""
 	}
 	{
 		ci = $7 == "" ? "&ndash;" : num($7) " &plusmn; " num($8) ($9 == "" ? "" : sprintf(" (%+.1f%%)", $9))
 		nf = !n ? "" : "<td>" (($13 in floor) ? sprintf("&plusmn;%.1f %%", floor[$13]) : "&ndash;") "</td>"
-		printf "<tr%s><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>%s</tr>\n",
+		printf "<tr%s><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>%s</tr>\n",
 			($10 == "true" && $12 == "true") ? " class=\"sig\"" : "",
 			$1, $2, $3, num($4), num($5), $6 == "" ? "&ndash;" : sprintf("%.3f", $6),
-			ci, yn($10), $11 == "" ? "&ndash;" : sprintf("%.3f", $11), yn($12), nf
+			ci, yn($10), $11 == "" ? "&ndash;" : sprintf("%.3f", $11), yn($12),
+			$14 == "" ? "&ndash;" : sprintf("&plusmn;%.1f %%", $14), nf
 	}
 	END { print "</tbody></table>" }'
 }
@@ -811,6 +828,7 @@ EOF
 	printf '<p>%d of %d experiments reported, %d missing.</p>\n' "$reported" "${#experiments[@]}" "$missing"
 
 	noise_section
+	curve_section
 
 	envs=''
 	for x in "${experiments[@]}"; do

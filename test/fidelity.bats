@@ -29,12 +29,12 @@ row() {
 	# Seed 000: the 4K rise shows, 25x against the seed's 189x.
 	assert_line "seed 000: enable, clear-init-set (ms), seed000-paper: enable_ms (--table)"
 	assert_line "  scaling: seed000-paper: arm64, 1 vCPU x 4G (the seed: 127 GB mapped of 128 GB); the 1G row left out"
-	assert_line "  4K          1.8   341 189.4 |             0.5  12.5  25 2/2 yes yes | 0.132      yes        no"
-	assert_line "  2M          1.8     4 2.222 |             0.4   0.8   2 2/2 yes yes |   0.9      yes       yes"
+	assert_line "  4K          1.8   341 189.4 |             0.5  12.5  25 2/2 yes yes   - | 0.132      yes        no"
+	assert_line "  2M          1.8     4 2.222 |             0.4   0.8   2 2/2 yes yes   - |   0.9      yes       yes"
 	# Seed 003, an A/A run: both sides pooled (2 + 2 runs), no test.
-	assert_line "  4K          460    10 0.022 |              85  0.75 0.008824 4/4 -  - | 0.406      yes        no"
+	assert_line "  4K          460    10 0.022 |              85  0.75 0.008824 4/4 -  -   - | 0.406      yes        no"
 	# Seed 002's row without a figure is shown, without a verdict.
-	assert_line "  logging on            -     -     - |             3.2   1.9 0.594 2/2 yes yes |     -        -         -"
+	assert_line "  logging on            -     -     - |             3.2   1.9 0.594 2/2 yes yes   - |     -        -         -"
 	assert_line "rows: 26, 25 with seed figures; same direction: 7 yes, 3 no, 15 missing, 1 -; within 2x: 7 yes, 3 no, 15 missing, 1 -"
 	row 000 "enable, clear-init-set" 4K | assert_json - '.seed_figures.ratio > 189.44 and
 		.seed_figures.ratio < 189.45 and .mmubench.ratio == 25 and
@@ -55,14 +55,43 @@ row() {
 	fid
 	assert_success
 	# The seed's +1 %, mmubench's -3 %: within 2x, but not the same way.
-	assert_line "  logging off       730.1 740.6 1.014 |             3.2   3.1 0.969 2/2  no  no | 0.955       no       yes"
+	assert_line "  logging off       730.1 740.6 1.014 |             3.2   3.1 0.969 2/2  no  no   - | 0.955       no       yes"
 	row 002 kvm-nx-lpage-re:se.sum_exec_runtime "logging off" | assert_json - \
 		'.same_direction == "no" and .within_2x == "yes"'
 	# The seed's c1 fell 4 %, mmubench's rose 19 %.
-	assert_line "  c1            1353  1304 0.964 |            1050  1250 1.19 2/2 yes yes | 1.235       no       yes"
+	assert_line "  c1            1353  1304 0.964 |            1050  1250 1.19 2/2 yes yes   - | 1.235       no       yes"
 	# "Back to the original": yes when not significant by t, else no.
-	assert_line "  same16       330.3 330.3   1 |             310   320 1.032 2/2 no no | 1.032      yes       yes"
-	assert_line "  c16          72    72   1 |              72    95 1.319 2/2 yes yes | 1.319       no       yes"
+	assert_line "  same16       330.3 330.3   1 |             310   320 1.032 2/2 no no   - | 1.032      yes       yes"
+	assert_line "  c16          72    72   1 |              72    95 1.319 2/2 yes yes   - | 1.319       no       yes"
+}
+
+@test "fidelity: a difference below the resolution is 'below res', not opposite; above it, the direction stands" {
+	local n=$BATS_TEST_TMPDIR/n
+	cp -r "$NIGHT" "$n"
+	# The logging-off row as compare writes it now: its resolution, the
+	# smallest change both tests would flag, beside the -3 % measured.
+	jq '.rows[0].resolution = {power: 0.8, mde: 0.4, mde_pct: 12.5, reachable: true}' \
+		"$NIGHT/seed002-paper/compare.json" >"$n/seed002-paper/compare.json"
+	fid "$n"
+	assert_success
+	assert_line "  logging off       730.1 740.6 1.014 |             3.2   3.1 0.969 2/2  no  no +/-12.5% | 0.955 below res       yes"
+	row 002 kvm-nx-lpage-re:se.sum_exec_runtime "logging off" | assert_json - \
+		'.same_direction == "below res" and .mmubench.resolution_pct == 12.5'
+	assert_line --partial "same direction: 7 yes, 2 no, 1 below res, 15 missing, 1 -;"
+	# A resolution finer than the change: the direction is the kernel's.
+	jq '.rows[0].resolution = {power: 0.8, mde: 0.04, mde_pct: 1.25, reachable: true}' \
+		"$NIGHT/seed002-paper/compare.json" >"$n/seed002-paper/compare.json"
+	fid "$n"
+	assert_success
+	row 002 kvm-nx-lpage-re:se.sum_exec_runtime "logging off" | assert_json - \
+		'.same_direction == "no"'
+	# Runs too few for Mann-Whitney: no resolution at all.
+	jq '.rows[0].resolution = {power: 0.8, mde: null, mde_pct: null, reachable: false}' \
+		"$NIGHT/seed002-paper/compare.json" >"$n/seed002-paper/compare.json"
+	fid "$n"
+	assert_success
+	row 002 kvm-nx-lpage-re:se.sum_exec_runtime "logging off" | assert_json - \
+		'.same_direction == "below res" and .mmubench.resolution_pct == "none"'
 }
 
 @test "fidelity: N-way compare.json: each kernel by its label, against sides[0]" {
@@ -72,7 +101,8 @@ row() {
 	# document, two different kernels and tests.
 	row 001 "zap_total_ms_med, v2 unlink" same16 | assert_json - '.mmubench == {metric:
 		"kernel_zap_total_ms", before: 310, after: 65, n_before: 2, n_after: 2,
-		ratio: (65 / 310), t_significant: true, mw_significant: true}'
+		ratio: (65 / 310), t_significant: true, mw_significant: true,
+		resolution_pct: null}'
 	row 001 "zap_total_ms, no-unlink control" same16 | assert_json - '.mmubench.after == 320 and
 		.mmubench.t_significant == false and .same_direction == "yes"'
 	# The metric named second when the first is absent (fwait_p999_us).
@@ -83,7 +113,7 @@ row() {
 @test "fidelity: what the night lacks is 'missing', never a yes" {
 	fid
 	assert_success
-	assert_line "  4K        21000  6000 0.286 |               -     -   - - -  - | -  missing   missing"
+	assert_line "  4K        21000  6000 0.286 |               -     -   - - -  -   - | -  missing   missing"
 	assert_line "  missing: 4K: no experiment seed000-migration in the night"
 	assert_line "  missing: 1G: no row 1G anonymous_hugetlb_1gb clear-init-set of enable_ms (--table)"
 	row 000 migration 4K | assert_json - '.mmubench == null and
@@ -107,7 +137,7 @@ row() {
 	mv "$n/seed001-paper" "$BATS_TEST_TMPDIR/apart"
 	run "$ROOT/ci/fidelity.sh" --experiment "seed001-paper=$BATS_TEST_TMPDIR/apart" "$n"
 	assert_success
-	assert_line "  same16       330.3  61.9 0.187 |             310    65 0.21 2/2 yes yes | 1.119      yes       yes"
+	assert_line "  same16       330.3  61.9 0.187 |             310    65 0.21 2/2 yes yes   - | 1.119      yes       yes"
 	# Printed is what fidelity.txt holds; no temporary file is left.
 	assert_equal "$output" "$(cat "$n/fidelity.txt")"
 	assert_json "$n/fidelity.json" '(.rows | length) == 26 and
@@ -188,7 +218,7 @@ fidelity/20261201-020000-$commit.json"
 @test "fidelity: ci/nightly takes the paper experiments in --only, and no other" {
 	run "$ROOT/ci/nightly" --only seed002-paper,seed004-paper
 	assert_equal "$status" 2
-	assert_output "ci/nightly: error: --only seed004-paper: unknown (accepted: tests, seed000, seed000-migration, seed001, seed002, seed003, peer, seed000-paper, seed001-paper, seed002-paper, seed003-paper)"
+	assert_output "ci/nightly: error: --only seed004-paper: unknown (accepted: tests, seed000, seed000-migration, seed001, seed002, seed003, peer, resolution, seed000-paper, seed001-paper, seed002-paper, seed003-paper)"
 	run "$ROOT/ci/nightly" --help
 	assert_success
 	assert_line --partial "seed001-paper, seed002-paper, seed003-paper: the seeds"
