@@ -122,7 +122,8 @@ def tests($doc; $rb; $b; $a):
 	| if $b.row != $a.row or $b.side == "*" or $a.side == "*" or $ib != 0
 	     or $ia == null or $ia == 0 then null
 	  elif $rb.vs then first($rb.vs[] | select(.side == $ia))
-	  elif $ia == 1 then {ttest: $rb.ttest, mann_whitney: $rb.mann_whitney}
+	  elif $ia == 1 then {ttest: $rb.ttest, mann_whitney: $rb.mann_whitney,
+			     resolution: $rb.resolution}
 	  else null end;
 def measure($doc):
 	($metric | split("|")) as $ms
@@ -146,7 +147,10 @@ def measure($doc):
 			 else $va.median / $vb.median end),
 		 t_significant: (if $t == null then null else $t.ttest.significant end),
 		 mw_significant: (if $t == null then null
-				  else $t.mann_whitney.significant end)}
+				  else $t.mann_whitney.significant end),
+		 resolution_pct: (if $t == null or $t.resolution == null then null
+				  elif $t.resolution.reachable then $t.resolution.mde_pct
+				  else "none" end)}
 	      end
 	    end
 	  end;
@@ -155,10 +159,17 @@ def verdicts($s; $m):
 	elif $m.why then {q: null, same_direction: "missing", within_2x: "missing"}
 	elif $m.ratio == null then {q: null, same_direction: "n/a", within_2x: "n/a"}
 	else ($m.ratio / $s.ratio) as $q
+	# Not flagged by both tests and smaller than the resolution: its
+	# direction is the noise'"'"'s, not the kernel'"'"'s.
+	| (($m.t_significant and $m.mw_significant) | not) as $unflagged
+	| ($m.resolution_pct != null and $unflagged and
+	   ($m.resolution_pct == "none" or
+	    (($m.ratio - 1) * 100 | fabs) < $m.resolution_pct)) as $below
 	| {q: $q,
 	   same_direction: (if ($s.ratio | sign) == 0 then
 				(if $m.t_significant == null then "n/a"
 				 elif $m.t_significant then "no" else "yes" end)
+			    elif $below then "below res"
 			    elif ($s.ratio | sign) == ($m.ratio | sign) then "yes"
 			    else "no" end),
 	   within_2x: (if $q >= 0.5 and $q <= 2 then "yes" else "no" end)}
@@ -207,7 +218,7 @@ json=$(jq -s --arg night "$night" --arg seeds "$seeds" '{
 	definitions: {
 		ratio: "after / before of the medians (r_s the seed'"'"'s, r_m mmubench'"'"'s)",
 		ratio_of_ratios: "q = r_m / r_s",
-		same_direction: "r_s and r_m both above 1 or both below; a seed row with equal figures: yes when mmubench'"'"'s kernels do not differ at 95 % by Student'"'"'s t",
+		same_direction: "r_s and r_m both above 1 or both below; a seed row with equal figures: yes when mmubench'"'"'s kernels do not differ at 95 % by Student'"'"'s t; \"below res\" when mmubench'"'"'s kernels do not differ by both tests and the change of the medians is smaller than the resolution (compare'"'"'s MDE at 80 % power)",
 		within_2x: "1/2 <= q <= 2",
 		missing: "the experiment, metric, row or side is not in the night: not a yes"},
 	rows: .,
@@ -235,12 +246,13 @@ def groups: reduce .[] as $r ([];
 	if length > 0 and .[-1][0].seed == $r.seed and .[-1][0].table == $r.table
 	then .[-1] += [$r] else . + [[$r]] end);
 def unique_in_order: reduce .[] as $x ([]; if index([$x]) then . else . + [$x] end);
-def counts: . as $c | ["yes", "no", "n/a", "missing", "-"]
+def counts: . as $c | ["yes", "no", "below res", "n/a", "missing", "-"]
 	| map(select($c[.]) | "\($c[.]) \(.)") | join(", ");
 "fidelity: the seeds'"'"' published numbers against mmubench'"'"'s at their configuration",
 "  ratio: after/before of the medians; q = r_m / r_s; same direction: both",
 "  ratios above 1 or both below (a seed row with equal figures: mmubench'"'"'s",
-"  kernels not different by t); within 2x: 1/2 <= q <= 2",
+"  kernels not different by t); below res: mmubench'"'"'s two kernels not different",
+"  by both tests, and by less than the resolution RES; within 2x: 1/2 <= q <= 2",
 (.rows | groups[] |
 	"",
 	"seed \(.[0].seed): \(.[0].table) (\(.[0].units)), \(
@@ -249,13 +261,15 @@ def counts: . as $c | ["yes", "no", "n/a", "missing", "-"]
 		| if length > 0 then ": " + join(", ") else "" end)",
 	([.[] | select(.scaling != "") | .scaling] | unique_in_order[]
 	 | split("\n")[] | "  scaling: " + .),
-	"  ROW\tSEED_BEFORE\tAFTER\tR_S\t|\tMMUBENCH_BEFORE\tAFTER\tR_M\tN\tT\tMW\t|\tQ\tSAME_DIR\tWITHIN_2X",
+	"  ROW\tSEED_BEFORE\tAFTER\tR_S\t|\tMMUBENCH_BEFORE\tAFTER\tR_M\tN\tT\tMW\tRES\t|\tQ\tSAME_DIR\tWITHIN_2X",
 	(.[] | [ "  " + .row, (.seed_figures.before | f), (.seed_figures.after | f),
 		(.seed_figures.ratio | f), "|",
 		(.mmubench.before | f), (.mmubench.after | f), (.mmubench.ratio | f),
 		(if .mmubench then "\(.mmubench.n_before)/\(.mmubench.n_after)"
 		 else "-" end),
-		(.mmubench.t_significant | yn), (.mmubench.mw_significant | yn), "|",
+		(.mmubench.t_significant | yn), (.mmubench.mw_significant | yn),
+		(.mmubench.resolution_pct | if . == null then "-" elif . == "none"
+		 then "none" else "+/-" + (f) + "%" end), "|",
 		(.ratio_of_ratios | f), .same_direction, .within_2x] | join("\t")),
 	(.[] | select(.missing) | "  missing: \(.row): \(.missing)")),
 "",
