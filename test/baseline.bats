@@ -263,7 +263,7 @@ doc() {
 	run "$ROOT/ci/regress.sh" "$d/old.json" "$d/bad.json"
 	assert_failure 1
 	assert_line "REGRESSION  zap madvise_p50_us same4: median 102 -> 252 (+147.1 %; threshold 100 %, lower is better); worse at 95 % by t and Mann-Whitney; runs: old $d/old.json (5 runs), new $d/bad.json (5 runs)"
-	assert_line --regexp '^regress: 1 of 5 judged rows regressed: madvise_p50_us same4 \([0-9] no change beyond resolution, [0-9] cannot tell\)$'
+	assert_line --regexp '^regress: 1 of 8 judged rows regressed: madvise_p50_us same4 \([0-9] no change beyond resolution, [0-9] cannot tell\)$'
 	run "$ROOT/ci/regress.sh" "$d/old.json" "$d/within.json"
 	assert_success
 	assert_line "  worse       zap madvise_p50_us same4: median 102 -> 182 (+78.4 %; threshold 100 %, lower is better); significant, within the threshold"
@@ -272,7 +272,7 @@ doc() {
 	# t alone finds it (the outliers' mean), Mann-Whitney does not; the
 	# outliers make the resolution wider than the threshold.
 	assert_line --regexp '^  cannot tell zap madvise_p50_us same4: median 102 -> 500 \(\+390\.2 %; threshold 100 %, lower is better\); resolution \+/-[0-9.]+ %, wider than the threshold: a regression of 100 % could hide here$'
-	assert_line --regexp '^regress: no regression in 5 judged rows \([0-9] no change beyond resolution, [1-9] cannot tell\)$'
+	assert_line --regexp '^regress: no regression in 8 judged rows \([0-9] no change beyond resolution, [1-9] cannot tell\)$'
 	# The same runs reordered: no change, and the resolution says how
 	# small a change would have shown (2.31 sd of 1.58 in a mean of 102).
 	run "$ROOT/ci/regress.sh" "$d/old.json" "$d/same.json"
@@ -298,7 +298,7 @@ doc() {
 	run "$ROOT/ci/regress.sh" --thresholds "$d/higher.conf" "$d/old.json" "$d/better.json"
 	assert_failure 1
 	assert_line --partial "REGRESSION  zap madvise_p50_us same4: median 102 -> 12 (-88.2 %; threshold 50 %, higher is better)"
-	assert_line "  not judged (not in $d/higher.conf): fault_p999_us, fwait_p999_us, kernel_tables_freed, kernel_zap_total_ms, zap_total_ms"
+	assert_line "  not judged (not in $d/higher.conf): fault_p999_us, fwait_p999_us, kernel_tables_freed, kernel_zap_calls, kernel_zap_iqm_us, kernel_zap_p50_us, kernel_zap_total_ms, zap_total_ms"
 }
 
 # ---- bad input: one line naming the option and what it accepts, exit 2 ----
