@@ -88,8 +88,14 @@ if [[ $from ]]; then
 	out=$(cd "$from" && pwd)
 	# The runs there decide how many a side there are.
 	repeat=$(find "$out/ab/runs" -name 'A-*.json' | wc -l)
-	# And what they ran, as ci/ab.sh wrote it.
+	# And what they ran, as ci/ab.sh wrote it: the scenario, and the
+	# grades (the series after the 0 % patch).
 	read -ra scenario < <(sed -n 's/.* -- //p' "$out/ab/command.txt")
+	grades=$(tr -d "\\\\" <"$out/ab/command.txt" | sed -n "s/.*--series $base,\([^ ]*\) .*/\1/p" |
+		sed "s/$base-//g")
+	[[ $grades =~ ^[0-9]+(,[0-9]+)*$ ]] ||
+		die "--from $from: ab/command.txt names no graded series (--series $base,$base-N,...)"
+	IFS=, read -ra grade_list <<<"$grades"
 fi
 for n in "${at_list[@]}"; do
 	((n <= repeat)) || die "--at $n: more than the $repeat runs a side"
@@ -116,7 +122,7 @@ if [[ -z $from ]]; then
 		die "ci/ab.sh failed; see $out/ab.log" 1
 	}
 fi
-tool=$repo/build/mmubench
+tool=${MMUBENCH_BIN:-$repo/build/mmubench}
 [[ -x $tool ]] || die "$tool: no mmubench binary (run make)" 1
 
 # at N: each side's first N runs, compared with B (the 0 % patch) first,

@@ -56,6 +56,9 @@ static const struct default_metric defaults[] = {
 	{ "zap", "kernel_zap_iqm_us", "results.runs[].zap.kernel_zap_iqm_us" },
 	/* An event count, not a time: no host load moves it. */
 	{ "zap", "kernel_zap_calls", "results.runs[].zap.kernel_zap_calls" },
+	/* The TLB flushes the zaps asked for: KVM's own count. */
+	{ "zap", "zap_tlb_flushes",
+	  "results.runs[].phases[name=zap].vm_stats.remote_tlb_flush_requests" },
 	/* Seed 001's second table: the vCPUs' mmu_lock wait, kernel probes. */
 	{ "zap", "fwait_p999_us", "results.runs[].zap.fwait_p999_us" },
 	/* Its name in documents before fwait_p999_us (stored nights). */
