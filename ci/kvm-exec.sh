@@ -77,6 +77,11 @@ if [[ $mode == auto ]]; then
 		mode=direct
 	fi
 fi
+# The nested kernel's options mean nothing to this machine's /dev/kvm,
+# but a clock other than its own would be a silently different figure.
+if [[ $mode == direct && " ${nested[*]} " =~ \ --clock\ (icount[^ ]*)\  ]]; then
+	die "--clock ${BASH_REMATCH[1]}: the nested kernel's clock, and this run is on this machine's /dev/kvm (MMUBENCH_KVM=nested runs it nested)"
+fi
 
 if [[ $script ]]; then
 	[[ -z $json ]] || die "--json does not mix with --sh"

@@ -65,6 +65,10 @@ need_curve() {
 	run "$ROOT/ci/ab.sh" --series original --arch x86_64 --clock icount --smp 4 -- zap
 	assert_equal "$status" 2
 	assert_output "ci/ab.sh: error: --smp 4: with --clock icount the x86_64 L1 has one CPU (ci/nested/run.sh)"
+	# The machine's own /dev/kvm has only its own clock.
+	run env MMUBENCH_KVM=direct "$ROOT/ci/kvm-exec.sh" --clock icount "$MMUBENCH" "$GUEST" touch
+	assert_equal "$status" 2
+	assert_output "ci/kvm-exec.sh: error: --clock icount: the nested kernel's clock, and this run is on this machine's /dev/kvm (MMUBENCH_KVM=nested runs it nested)"
 	run "$ROOT/ci/ab.sh" --series original --clock icount:x -- zap
 	assert_equal "$status" 2
 	assert_output "ci/ab.sh: error: --clock icount:x: accepted: host, icount, icount:SHIFT (SHIFT 0..10)"
