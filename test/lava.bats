@@ -100,7 +100,7 @@ expected_cases() { # NIGHT
 	echo "seed001.run pass"
 	echo "seed001.verify pass"
 	"$MMUBENCH" compare "$n/$LABEL/seed001.json" "$n/$LABEL/seed001.json" --json "$c" >/dev/null
-	jq -r '.rows[] | "seed001.\(.metric).\(.row) pass \(.a.median) \(.metric | if endswith("_us") then "us" else "ms" end)"' "$c"
+	jq -r '.rows[] | "seed001.\(.metric).\(.row) pass \(.a.median) \(.metric | if endswith("_us") then "us" elif endswith("_ms") then "ms" else "count" end)"' "$c"
 	echo "seed002.run fail"
 	echo "seed003.run pass"
 	"$MMUBENCH" compare "$n/$LABEL/seed003.json" "$n/$LABEL/seed003.json" --json "$c" >/dev/null

@@ -190,12 +190,14 @@ num() { awk -v x="$1" 'BEGIN { print (x >= 1000 || x <= -1000) ? sprintf("%.0f",
 noise_rows() { # COMPARE.json
 	jq -r '.rows[] | [.row, .a.n, .b.n, .a.median, .b.median,
 		(.b.median / .a.median - 1) * 100,
-		(.ttest.ci_high - .ttest.diff) / (.a.mean | fabs) * 100] | @tsv' "$1" |
-	while IFS=$'\t' read -r r na nb ma mb d ci; do
-		awk -v r="$r" -v na="$na" -v nb="$nb" -v ma="$(num "$ma")" -v mb="$(num "$mb")" -v d="$d" -v ci="$ci" 'BEGIN {
+		(.ttest.ci_high - .ttest.diff) / (.a.mean | fabs) * 100,
+		(if .resolution.reachable then .resolution.mde_pct else "-" end)] | @tsv' "$1" |
+	while IFS=$'\t' read -r r na nb ma mb d ci res; do
+		awk -v r="$r" -v na="$na" -v nb="$nb" -v ma="$(num "$ma")" -v mb="$(num "$mb")" -v d="$d" -v ci="$ci" -v res="$res" 'BEGIN {
 			f = (d < 0 ? -d : d) > ci ? (d < 0 ? -d : d) : ci
-			printf "<td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%+.1f %%</td><td>&plusmn;%.1f %%</td><td>&plusmn;%.1f %%</td></tr>\n",
-				r, na, nb, ma, mb, d, ci, f }'
+			res = res == "-" ? "&ndash;" : sprintf("&plusmn;%.1f %%", res)
+			printf "<td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%+.1f %%</td><td>&plusmn;%.1f %%</td><td>&plusmn;%.1f %%</td><td>%s</td></tr>\n",
+				r, na, nb, ma, mb, d, ci, f, res }'
 	done
 }
 
@@ -210,7 +212,7 @@ noise_rows() { # COMPARE.json
 	done < <(noise_rows "$aa")
 	((n == $(jq '.rows | length' "$aa"))) || fail "$n noise rows"
 	# Beside the A/B tables: the range of the floors, and the A/A run's own.
-	read -r lo hi < <(noise_rows "$aa" | sed -e 's/.*&plusmn;\([0-9.]*\) %<\/td><\/tr>$/\1/' | sort -g | sed -n '1p;$p' | paste -sd' ')
+	read -r lo hi < <(noise_rows "$aa" | sed -e 's/.*&plusmn;\([0-9.]*\) %<\/td><td>[^<]*<\/td><\/tr>$/\1/' | sort -g | sed -n '1p;$p' | paste -sd' ')
 	run grep -c "Noise floor: <a href=\"#noise\">the night&#39;s A/A rows</a> (seed003: enable_ms (--table)) have floors of &plusmn;$lo to &plusmn;$hi %;" "$html"
 	assert_output 2
 	assert_file_contains "$html" 'Noise floor: this is an A/A run; its rows are <a href="#noise">'
@@ -221,10 +223,12 @@ noise_rows() { # COMPARE.json
 	jq -c '.b.label = "patched"' "$aa" >"$night/seed003-ab/compare.json"
 	run "$ROOT/ci/report.sh" "$night"
 	assert_success
-	run grep -c '<th>MW</th><th>A/A noise floor</th></tr>' "$night/report/index.html"
+	run grep -c '<th>MW</th><th>res</th><th>A/A noise floor</th></tr>' "$night/report/index.html"
 	assert_output 1
 	while IFS= read -r line; do
-		run grep -cE "^<tr( class=\"sig\")?>${line%%</td>*}</td><td>.*<td>&plusmn;${line##*&plusmn;}\$" "$night/report/index.html"
+		# The floor, the row's last cell but its resolution.
+		line=${line%<td>*</td></tr>}
+		run grep -cE "^<tr( class=\"sig\")?>${line%%</td>*}</td><td>.*<td>&plusmn;${line##*&plusmn;}</tr>\$" "$night/report/index.html"
 		assert_output 1
 	done < <(noise_rows "$aa")
 	# No A/A experiment: said so, beside the tables too.
@@ -326,12 +330,12 @@ nway_night() { # DIR
 	assert_output --regexp "^ci/report.sh: $night/report/index.html: 1 of 7 experiments, 6 missing, [0-9]+ plots\$"
 	html=$night/report/index.html
 	has "$html" '<p>A = original (12 runs), B = tdp-mmu-unlink-empty-leaf-tables (12 runs), C = tdp-mmu-no-unlink-control (12 runs), scenario zap; B, C, ... each against A.</p>'
-	has "$html" '<th>row</th><th>nA</th><th>nB</th><th>nC</th><th>A median</th><th>B median</th><th>C median</th><th>B/A</th><th>t</th><th>MW</th><th>C/A</th><th>t</th><th>MW</th>'
+	has "$html" '<th>row</th><th>nA</th><th>nB</th><th>nC</th><th>A median</th><th>B median</th><th>C median</th><th>B/A</th><th>t</th><th>MW</th><th>res</th><th>C/A</th><th>t</th><th>MW</th><th>res</th>'
 	# zap_total_ms's first row: C's runs are A's, so C/A is 1.
 	row=$(jq -r '[.rows[] | select(.metric == "zap_total_ms")][0] |
 		"<td>\(.row)</td><td>2</td><td>2</td><td>2</td>"' "$night/seed001-paper/compare.json")
 	has "$html" "$row"
-	has "$html" '<td>1.000</td><td>no</td><td>no</td></tr>'
+	has "$html" '<td>1.000</td><td>no</td><td>no</td><td>&ndash;</td></tr>'
 	has "$html" '<td>seed001-paper</td><td>C: tdp-mmu-no-unlink-control</td>'
 	has "$html" 'C = tdp-mmu-no-unlink-control (12 runs).</p>'
 	# One bar and one set of points per side in every metric's chart.
