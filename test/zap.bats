@@ -46,6 +46,28 @@ done'
 	result_json shmem | assert_json - '.results.runs[0].zap.refaults_zero == 0'
 }
 
+# The check fires: a word no vCPU wrote, put where a refault is read
+# after the last invalidation, fails the run naming that page, on private
+# memory (must read zeros or the guest's data) and shared (its data).
+@test "zap --debug-corrupt-refault: the guest's check names the corrupted page; the run fails" {
+	require_kvm
+	local s gpa
+	mmub --sh "$ONE_SH"'
+for s in anonymous shmem; do
+	one $s zap -v 2 -b 8m -s $s --zap c2 --zap-count 10 --debug-corrupt-refault || :
+done'
+	assert_success
+	for s in anonymous shmem; do
+		assert_line "RESULT $s rc=1"
+	done
+	gpa=$(sed -n 's/^mmubench: --debug-corrupt-refault: wrote 0xbadbadbadbadbad0 at \(0x[0-9a-f]*\) (slot [0-9]* gfn 0x[0-9a-f]*) after the last invalidation, on purpose$/\1/p' <<<"$output" | sort -u)
+	[[ $gpa =~ ^0x[0-9a-f]+$ ]] || fail "no single corrupted page named: '$gpa'"
+	assert_equal "$(grep -c "^mmubench: --debug-corrupt-refault: wrote 0xbadbadbadbadbad0 at $gpa " <<<"$output")" 2
+	assert_line "mmubench: integrity: the guest found 0xbadbadbadbadbad0 at $gpa after an invalidation (private memory must read zeros or its data)"
+	assert_line "mmubench: integrity: the guest found 0xbadbadbadbadbad0 at $gpa after an invalidation (shared memory must read its data)"
+	refute_line --partial "did not name"
+}
+
 @test "same invalidates only its range, rolling the whole memory" {
 	require_kvm
 	mmub --sh "$ONE_SH"'
@@ -210,4 +232,7 @@ state_is() {
 	run "$MMUBENCH" zap --table --dirty-log clear
 	assert_equal "$status" 2
 	assert_output --partial "--dirty-log: not with --table"
+	run "$MMUBENCH" zap --table --debug-corrupt-refault
+	assert_equal "$status" 2
+	assert_output "mmubench: --debug-corrupt-refault: not with --table, whose runs must pass"
 }

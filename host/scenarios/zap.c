@@ -13,6 +13,7 @@
 
 enum {
 	O_ZAP = 512, O_COUNT, O_DURATION, O_PAUSE, O_TABLE, O_DLOG, O_VERIFY,
+	O_CORRUPT,
 };
 
 static const struct opt opts[] = {
@@ -34,6 +35,9 @@ static const struct opt opts[] = {
 	{ "verify", O_VERIFY, no_argument, NULL,
 	  "with --dirty-log: check every harvest (no page written after a "
 	  "zap goes unreported)" },
+	{ "debug-corrupt-refault", O_CORRUPT, no_argument, NULL,
+	  "after the last invalidation, write a word no vCPU wrote into the "
+	  "first page it hit: the guest's check must fail the run, naming it" },
 	{ NULL },
 };
 
@@ -67,6 +71,9 @@ static void parse(int key, const char *arg)
 	case O_VERIFY:
 		zo.verify = true;
 		break;
+	case O_CORRUPT:
+		zo.corrupt = true;
+		break;
 	}
 }
 
@@ -82,6 +89,9 @@ static void validate(struct common *c)
 	zap_shape(&c->vm);
 	if (zo.verify && !zo.dlog)
 		die("--verify: needs --dirty-log MODE, whose harvests it checks");
+	if (zo.corrupt && table)
+		die("--debug-corrupt-refault: not with --table, whose runs "
+		    "must pass");
 	if (zo.dlog && table)
 		die("--dirty-log: not with --table, whose figures are the "
 		    "seed's, without logging");

@@ -34,17 +34,53 @@ static u64 zap_offset(const struct zap_opts *zo, u64 total, u64 k)
 	return (k * zo->size) % (total - total % zo->size);
 }
 
+/*
+ * --debug-corrupt-refault: after the last invalidation, a word no vCPU
+ * wrote where the guest's check reads, at the first page of the range
+ * just invalidated: what a kernel that mapped a stale or foreign page
+ * there would show.  settle() then runs every vCPU through two more
+ * passes, so the page's owner reads it and the run must fail on it.
+ */
+#define ZAP_FOREIGN_WORD	0xbadbadbadbadbad0ULL
+
+static void corrupt_refault(struct vm *vm, u64 off, struct zap_result *z)
+{
+	char where[64];
+
+	*(volatile u64 *)(vm->test.hva + off) = ZAP_FOREIGN_WORD;
+	z->corrupt_off = (s64)off;
+	vm_test_page_where(vm, off / MMUB_SZ_4K, where, sizeof(where));
+	err_msg("--debug-corrupt-refault: wrote 0x%llx at 0x%llx (%s) after "
+		"the last invalidation, on purpose",
+		(unsigned long long)ZAP_FOREIGN_WORD,
+		(unsigned long long)(vm->layout.test_gpa + off), where);
+}
+
+/* The corrupted page must be the one the guest's check names; say if not. */
+static void corrupt_check(const struct vm *vm, const struct zap_result *z)
+{
+	if (z->corrupt_off < 0)
+		return;
+	if (z->violations &&
+	    z->bad_addr == vm->layout.test_gpa + (u64)z->corrupt_off &&
+	    z->bad_value == ZAP_FOREIGN_WORD)
+		return;
+	err_msg("--debug-corrupt-refault: the guest's check did not name the "
+		"page corrupted at 0x%llx (%llu violations)",
+		(unsigned long long)(vm->layout.test_gpa + (u64)z->corrupt_off),
+		(unsigned long long)z->violations);
+}
+
 static int invalidate(struct vm *vm, const struct zap_opts *zo,
 		      struct zap_result *z, struct zap_log *l)
 {
-	u64 total = vm->test.size, k;
+	u64 total = vm->test.size, k, off = 0;
 	double start = now_ms(), t;
 
 	for (k = 0; k < zo->count || zo->duration_s; k++) {
-		u64 off = zap_offset(zo, total, k);
-
 		if (zo->duration_s && now_ms() - start > zo->duration_s * 1e3)
 			break;
+		off = zap_offset(zo, total, k);
 		t = now_ms();
 		if (madvise(vm->test.hva + off, zo->size, MADV_DONTNEED))
 			die("--zap: madvise(MADV_DONTNEED) at offset %llu: %m",
@@ -60,6 +96,8 @@ static int invalidate(struct vm *vm, const struct zap_opts *zo,
 	}
 	z->calls = k;
 	z->wall_ms = now_ms() - start;
+	if (zo->corrupt && k)
+		corrupt_refault(vm, off, z);
 	return 0;
 }
 
@@ -311,6 +349,7 @@ int zap_once(struct vm *vm, struct run *r, u32 index, void *arg)
 
 	(void)index;
 	memset(z, 0, sizeof(*z));
+	z->corrupt_off = -1;
 	z->nr_vcpus = vm->p.nr_vcpus;
 	mmub_hist_reset(&z->madvise_ns);
 	if (run_pass(vm, r, "populate", 0))
@@ -333,7 +372,10 @@ int zap_once(struct vm *vm, struct run *r, u32 index, void *arg)
 		zap_log_missed(vm, &l);
 		zap_log_free(&l, vm);
 	}
-	return ret || z->violations ? -1 : 0;
+	if (!ret && x->zo->corrupt)
+		corrupt_check(vm, z);
+	/* Corrupted on purpose: caught or not, the run failed. */
+	return ret || z->violations || x->zo->corrupt ? -1 : 0;
 }
 
 void zap_shape(struct vm_params *p)

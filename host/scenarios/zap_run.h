@@ -18,6 +18,7 @@ struct zap_opts {
 	u32 pause_us;		/* --zap-pause */
 	enum dlog_mode dlog;	/* --dirty-log, DLOG_NONE: off */
 	bool verify;		/* --verify */
+	bool corrupt;		/* --debug-corrupt-refault */
 };
 
 enum zap_metric {
@@ -48,6 +49,7 @@ struct zap_result {
 	u64 clk_hz;
 	u64 accesses, zero_reads, violations, zero_lo, zero_hi;
 	u64 bad_addr, bad_value;
+	s64 corrupt_off;	/* --debug-corrupt-refault's page, -1: none */
 	bool kprobes;		/* probe times below are valid */
 	struct probe_times pt;
 };
