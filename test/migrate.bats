@@ -68,6 +68,7 @@ cat t.out'
 	local line="migrate: round [0-9]+, [0-9]+ dirty pages pending, [0-9.]+ MiB/s" kvm=
 	export MMUBENCH_PROGRESS_AFTER_MS=0
 	run script -qec "$MMUBENCH migrate --backend qemu -v 2 -b 16m --fraction 0.25 --bandwidth 32m --guest $GUEST" /dev/null
+	assert_success
 	assert_output --regexp "$line"
 	[[ $MMUB_DIRECT == 1 ]] && kvm=1
 	if [[ $kvm ]]; then
@@ -76,6 +77,9 @@ cat t.out'
 		assert_output --regexp "$line"
 	fi
 	run "$MMUBENCH" migrate --backend qemu -v 2 -b 16m --fraction 0.25 --bandwidth 32m --guest "$GUEST"
+	assert_success
+	# In a pipe: the run's report, and no progress line in it.
+	assert_output --partial "destination: "
 	refute_output --partial "dirty pages pending"
 	echo "# the KVM path's line: ${kvm:-not checked: $MMUB_DIRECT}" >&3
 }

@@ -74,12 +74,21 @@ nx_json() {
 }
 
 # One boot: the run with dirty logging (tag log), then the control
-# without (tag nolog); the recovery ratio after each.
+# without (tag nolog); before the first and after each, every setting
+# the scenario changes: its three kvm parameters and the 2M pool that
+# --reserve-hugepages fills.
 NX_SCRIPT='
+p=/sys/module/kvm/parameters
+state() {
+	echo "nx=$(cat $p/nx_huge_pages) ratio=$(cat $p/nx_huge_pages_recovery_ratio)" \
+		"period=$(cat $p/nx_huge_pages_recovery_period_ms)" \
+		"pool2m=$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages)"
+}
+echo "PARAM before $(state)"
 for t in log nolog; do
 	f=; [ $t = nolog ] && f=--no-dirty-log
 	one $t '"$NX_ARGS"' $f
-	echo "PARAM $t ratio=$(cat /sys/module/kvm/parameters/nx_huge_pages_recovery_ratio)"
+	echo "PARAM $t $(state)"
 done'
 
 # The zap of the worker, as seen by the stats: -16 4K entries, 16 refaults;
@@ -102,15 +111,20 @@ KEPT='.splits_after_execute == 16 and .splits_left == 0 and
 	.recovery_tlb_flushes == 0'
 
 @test "nx-recovery: sets its knobs, restores them, reports the worker's CPU time" {
+	local before
 	require_nested
 	[[ $ARCH == x86_64 ]] || skip "NX huge pages are an x86 mitigation"
 	nx_sh "$NX_SCRIPT"
 	assert_success
 	assert_line "RESULT log rc=0"
 	assert_line "RESULT nolog rc=0"
-	# The nested kernel boots with the default ratio, 60: put back.
-	assert_line "PARAM log ratio=60"
-	assert_line "PARAM nolog ratio=60"
+	# Each run put back every setting it changed.  The nested kernel
+	# boots with the default ratio, 60, and period (0: from the ratio).
+	before=$(sed -n 's/^PARAM before //p' <<<"$output")
+	[[ $before =~ ^nx=[A-Za-z]+\ ratio=60\ period=0\ pool2m=[0-9]+$ ]] ||
+		fail "the settings before the runs: '$before'"
+	assert_line "PARAM log $before"
+	assert_line "PARAM nolog $before"
 	nx_json log | assert_json - '.dirty_logging and .splits_after_execute == 16 and
 		.splits_left == 0 and .worker_ms > 0 and .worker_recovery_ms >= 0 and
 		((.worker_us_per_split - .worker_recovery_ms * 1000 / 16) | fabs) < 0.001 and

@@ -100,6 +100,8 @@ piped_run() {
 	local f=$BATS_TEST_TMPDIR/out
 	export MMUBENCH_PROGRESS_AFTER_MS=0
 	run "$PT" 4 300
+	assert_success
+	assert_equal "$(grep -c "^step" <<<"$output")" 4
 	refute_progress "$output"
 	# stdout in a file, stderr on the terminal.
 	on_tty "$PT 4 300 >$f"
