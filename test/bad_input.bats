@@ -44,7 +44,13 @@ bad() { # EXPECTED-TEXT ARGS...
 @test "numbers are decimal: -v 065 is 65, out of range" { bad "-v 065: out of range (accepted: 1..64)" touch -v 065; }
 @test "numbers are decimal: -v 0x10 is not a number" { bad "-v 0x10: not a number (accepted: 1..64)" touch -v 0x10; }
 @test "numbers are decimal: -v abc is not a number" { bad "-v abc: not a number (accepted: 1..64)" touch -v abc; }
-@test "-c names a CPU this process may not use" { bad "-c 08: this process may not run on CPU 8 (accepted: " touch -c 08; }
+# Pinned to CPU 0 by taskset, whatever the machine has: CPU 8 ("08" is
+# decimal) is not this process's to use.
+@test "-c names a CPU this process may not use" {
+	run taskset -c 0 "$MMUBENCH" touch -c 08
+	assert_equal "$status" 2
+	assert_output "mmubench: -c 08: this process may not run on CPU 8 (accepted: 0)"
+}
 @test "-b 0" { bad "-b 0: bad size" touch -b 0; }
 @test "a size that overflows" { bad "-b 99999999999999t: bad size" touch -b 99999999999999t; }
 @test "more memory than can be mapped" { bad "-b 65536G x -v 64: more test memory than mmubench can map" touch -b 64t -v 64; }
