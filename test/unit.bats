@@ -13,18 +13,22 @@ load helpers
 @test "a kvm parameter set for a run comes back; one that cannot be written is left alone" {
 	# Stand-in parameters in a temporary directory, one of them a proc
 	# file that even root cannot write (kvm_pvm's read-only parameters).
-	run "$O/san/params-test"
+	# In the test's own directory (TMPDIR), which bats removes however
+	# the test ends; a passing run leaves nothing there.
+	run env TMPDIR="$BATS_TEST_TMPDIR" "$O/san/params-test"
 	assert_success
 	assert_line "ok: ratio restored to its first value, 60"
 	assert_line --partial "ok: kvm.locked cannot be set to 1:"
 	assert_line "params-test: 0 failures"
 	# Nothing was changed, so nothing is "restored" at exit.
 	refute_output --partial "could not restore"
+	assert_equal "$(ls -A "$BATS_TEST_TMPDIR")" ""
 }
 
 @test "the NX worker's runtime: read from schedstat; a failed read is an error with its file, never a value" {
-	run "$O/san/nx-worker-test"
+	run env TMPDIR="$BATS_TEST_TMPDIR" "$O/san/nx-worker-test"
 	assert_success
-	assert_line --regexp '^why: /tmp/nx-worker-test\..*/schedstat: No such file or directory'
+	assert_line --regexp "^why: $BATS_TEST_TMPDIR/nxw\\.[^/]+/schedstat: No such file or directory "
+	assert_equal "$(ls -A "$BATS_TEST_TMPDIR")" ""
 	assert_line "ok: 0 failures"
 }

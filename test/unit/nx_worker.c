@@ -7,6 +7,7 @@
  *
  *   nx-worker-test
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,19 +18,22 @@
 
 int main(void)
 {
-	char dir[] = "/tmp/nx-worker-test.XXXXXX", why[160] = "";
+	char dir[PATH_MAX], why[PATH_MAX + 64] = "";
 	struct nx_worker w;
 	u64 ns = 7;
 
-	if (!mkdtemp(dir)) {
-		perror("mkdtemp");
-		return 1;
-	}
+	/* Short: the path must fit the worker's own, sized for /proc. */
+	standin_dir(dir, sizeof(dir), "nxw");
 	memset(&w, 0, sizeof(w));
 	CHECK(nx_worker_runtime(&w, &ns, why, sizeof(why)) == -1);
 	CHECK(strstr(why, "not found") && ns == 7);
 
-	snprintf(w.path, sizeof(w.path), "%s/schedstat", dir);
+	if ((size_t)snprintf(w.path, sizeof(w.path), "%s/schedstat", dir) >=
+	    sizeof(w.path)) {
+		fprintf(stderr, "%s/schedstat: longer than the worker's %zu "
+			"bytes: a shorter TMPDIR\n", dir, sizeof(w.path));
+		return 1;
+	}
 	put(w.path, "730123456 2000 17\n");
 	CHECK(!nx_worker_runtime(&w, &ns, why, sizeof(why)));
 	CHECK(ns == 730123456ULL);
