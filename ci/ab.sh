@@ -194,7 +194,7 @@ one_run() { # SIDE INDEX
 		tail -n 15 "$log" >&2
 		if ((try == 1)) && why=$(nested_infra_failure "$log"); then
 			mv "$log" "$log.failed"
-			redone+=("$side-$i: $why")
+			redone+=("$side-$i: nested-infra: $why")
 			echo "$prog: run $side $i/$repeat ($name): redone once: nested-infra: $why" >&2
 			continue
 		fi

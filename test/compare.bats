@@ -301,6 +301,7 @@ ab_run() { # SERIES
 		--mmubench "$MMUBENCH" --guest "$GUEST" \
 		-- zap --zap same4 -v 1 -b 8m --zap-count 20
 	assert_success
+	ab_redone "$out"
 	local f
 	for f in A-1 B-1 A-2 B-2; do
 		assert_file_exists "$out/runs/$f.json"
@@ -338,6 +339,7 @@ ab_run() { # SERIES
 		--arch $ARCH --repeat 1 --out $out --mmubench $MMUBENCH --guest $GUEST \
 		-- zap --zap same4 -v 1 -b 8m --zap-count 20" /dev/null
 	assert_success
+	ab_redone "$out"
 	assert_output --regexp $'\rab: B kernel run 1/1 \\('"$s"$'\\) \\(1/3 done, [0-9]+ s left\\)\e\\[K'
 	assert_output --regexp $'\rab: C kernel run 1/1 \\('"$c"$'\\) \\(2/3 done, [0-9]+ s left\\)\e\\[K'
 	for f in A-1 B-1 C-1; do

@@ -126,6 +126,18 @@ mmub() {
 # shellcheck source=../ci/retry.sh
 source "$ROOT/ci/retry.sh"
 
+# ab_redone DIR: ci/ab.sh redoes a run once on that rule; each redo in
+# its DIR/time.txt is announced as a retry, which test/run.sh counts
+# against the same budget.  A time.txt without the count fails.
+ab_redone() { # DIR
+	local t=$1/time.txt n
+	n=$(sed -n 's/^runs redone for the nested setup.s own failures: \([0-9][0-9]*\)$/\1/p' "$t" 2>/dev/null)
+	[[ $n =~ ^[0-9]+$ ]] || { fail "$t: no count of the runs redone"; return; }
+	(($(grep -c '^  .*: nested-infra: ' "$t") == n)) ||
+		{ fail "$t: $n runs redone, not as many named"; return; }
+	sed -n 's/^  \(.*: nested-infra: .*\)$/# retried: ab.sh: \1/p' "$t" >&3
+}
+
 # ---- JSON assertions -----------------------------------------------------
 #
 # Each reads a file, or standard input for "-", and fails on a missing

@@ -83,3 +83,30 @@ calls() { cat "$FAKE/n"; }
 	assert_success
 	assert_output "QEMU died of signal 11 (SEGV) after 12.3 s"
 }
+
+# ci/ab.sh's own redo, as its time.txt records it, counts as a retry.
+@test "ab_redone: each run ci/ab.sh redid is announced; a time.txt without the count fails" {
+	local d=$BATS_TEST_TMPDIR/ab
+	mkdir -p "$d"
+	printf '%s\n' "where the time went (seconds):" \
+		"runs redone for the nested setup's own failures: 2" \
+		"  A-1: nested-infra: QEMU died of signal 11 (SEGV) after 12.3 s" \
+		"  B-3: nested-infra: QEMU died of signal 6 (ABRT) after 2.0 s" >"$d/time.txt"
+	run ab_redone "$d" 3>"$FAKE/fd3"
+	assert_success
+	assert_equal "$(grep -c '^# retried: ab.sh: ' "$FAKE/fd3")" 2
+	printf '%s\n' "runs redone for the nested setup's own failures: 0" >"$d/time.txt"
+	run ab_redone "$d" 3>"$FAKE/fd3"
+	assert_success
+	assert_equal "$(cat "$FAKE/fd3")" ""
+	# Two counted, one named: the count and the names disagree.
+	printf '%s\n' "runs redone for the nested setup's own failures: 2" \
+		"  A-1: nested-infra: QEMU died of signal 11 (SEGV) after 12.3 s" >"$d/time.txt"
+	run ab_redone "$d" 3>"$FAKE/fd3"
+	assert_failure
+	assert_output --partial "2 runs redone, not as many named"
+	: >"$d/time.txt"
+	run ab_redone "$d" 3>"$FAKE/fd3"
+	assert_failure
+	assert_output --partial "no count of the runs redone"
+}

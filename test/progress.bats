@@ -173,6 +173,7 @@ piped_run() {
 	local out=$BATS_TEST_TMPDIR/ab
 	MMUBENCH_PROGRESS_AFTER_MS=0 on_tty "$ROOT/ci/ab.sh --series original --arch $ARCH --repeat 1 --out $out --mmubench $MMUBENCH --guest $GUEST -- zap --zap same4 -v 1 -b 8m --zap-count 20"
 	assert_success
+	ab_redone "$out"
 	assert_output --regexp $'\rab: A kernel run 1/1 \\(original\\) \\(0/2 done\\)\e\\[K\r\e\\[K'
 	assert_output --regexp $'\rab: B kernel run 1/1 \\(original\\) \\(1/2 done, [0-9]+ s left\\)\e\\[K\r\e\\[K'
 	assert_clean_draws "$output"
