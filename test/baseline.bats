@@ -24,7 +24,7 @@ ZAP=(zap --zap same4 -v 1 -b 4m -i 1 --zap-count 50 --repeat 5)
 NIGHT1=20261201-020000 NIGHT2=20261202-020000
 
 # boot NAME SERIES: one boot, the scenario's 5 runs in NAME.json; a QEMU
-# killed by a signal (ci/retry.sh) is redone once, as everywhere.
+# ended by a signal from outside (ci/retry.sh) is redone once, as everywhere.
 boot() {
 	local log=$BATS_FILE_TMPDIR/$1.log rc why
 	for try in 1 2; do

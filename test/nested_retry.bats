@@ -7,7 +7,7 @@
 # the runs back.
 load helpers
 
-MARKER='ci/nested/run.sh: nested-infra: QEMU died of signal 11 (SEGV) after 12.3 s'
+MARKER='ci/nested/run.sh: nested-infra: QEMU was killed (signal 9, KILL) after 12.3 s, before the 600 s timeout: by the OOM killer (dmesg) or a user'
 
 setup() {
 	FAKE=$BATS_TEST_TMPDIR/fake
@@ -41,7 +41,7 @@ calls() { cat "$FAKE/n"; }
 	assert_success
 	assert_output "run 2 ok"
 	assert_equal "$(calls)" 2
-	assert_equal "$(cat "$FAKE/fd3")" "# retried: nested-infra: QEMU died of signal 11 (SEGV) after 12.3 s"
+	assert_equal "$(cat "$FAKE/fd3")" "# retried: nested-infra: QEMU was killed (signal 9, KILL) after 12.3 s, before the 600 s timeout: by the OOM killer (dmesg) or a user"
 }
 
 @test "retry rule: at most once; the second failure stands" {
@@ -77,11 +77,11 @@ calls() { cat "$FAKE/n"; }
 	mmub --nested touch -b 4m 3>/dev/null
 	assert_equal "$status" 1
 	assert_equal "$(calls)" 1
-	run nested_infra_failure <<<"the L1 guest died; see nested-infra: QEMU died of signal 11"
+	run nested_infra_failure <<<"the L1 guest died; see nested-infra: QEMU was killed"
 	assert_failure
 	run nested_infra_failure <<<"$MARKER"
 	assert_success
-	assert_output "QEMU died of signal 11 (SEGV) after 12.3 s"
+	assert_output "QEMU was killed (signal 9, KILL) after 12.3 s, before the 600 s timeout: by the OOM killer (dmesg) or a user"
 }
 
 # ci/ab.sh's own redo, as its time.txt records it, counts as a retry.
@@ -90,8 +90,8 @@ calls() { cat "$FAKE/n"; }
 	mkdir -p "$d"
 	printf '%s\n' "where the time went (seconds):" \
 		"runs redone for the nested setup's own failures: 2" \
-		"  A-1: nested-infra: QEMU died of signal 11 (SEGV) after 12.3 s" \
-		"  B-3: nested-infra: QEMU died of signal 6 (ABRT) after 2.0 s" >"$d/time.txt"
+		"  A-1: nested-infra: QEMU was killed (signal 9, KILL) after 12.3 s, before the 600 s timeout: by the OOM killer (dmesg) or a user" \
+		"  B-3: nested-infra: QEMU was ended by signal 15 (TERM) from outside after 2.0 s" >"$d/time.txt"
 	run ab_redone "$d" 3>"$FAKE/fd3"
 	assert_success
 	assert_equal "$(grep -c '^# retried: ab.sh: ' "$FAKE/fd3")" 2
@@ -101,7 +101,7 @@ calls() { cat "$FAKE/n"; }
 	assert_equal "$(cat "$FAKE/fd3")" ""
 	# Two counted, one named: the count and the names disagree.
 	printf '%s\n' "runs redone for the nested setup's own failures: 2" \
-		"  A-1: nested-infra: QEMU died of signal 11 (SEGV) after 12.3 s" >"$d/time.txt"
+		"  A-1: nested-infra: QEMU was killed (signal 9, KILL) after 12.3 s, before the 600 s timeout: by the OOM killer (dmesg) or a user" >"$d/time.txt"
 	run ab_redone "$d" 3>"$FAKE/fd3"
 	assert_failure
 	assert_output --partial "2 runs redone, not as many named"
@@ -109,4 +109,34 @@ calls() { cat "$FAKE/n"; }
 	run ab_redone "$d" 3>"$FAKE/fd3"
 	assert_failure
 	assert_output --partial "no count of the runs redone"
+}
+
+# ci/nested/run.sh names how QEMU ended; only a signal from outside gets
+# the marker.  A fake qemu-system-x86_64 ends itself with the signal.
+@test "ci/nested/run.sh: a QEMU crash is an error, never the marker; a kill from outside is; a kill at the timeout is a timeout" {
+	local bin=$BATS_TEST_TMPDIR/bin s
+	mkdir -p "$bin"
+	printf '#!/bin/bash\ntrap "" TERM\nsleep "${FAKE_QEMU_SLEEP:-0}"\nkill -"$FAKE_QEMU_SIGNAL" $$\n' >"$bin/qemu-system-x86_64"
+	chmod +x "$bin/qemu-system-x86_64"
+	: >"$bin/bzImage"
+	for s in ABRT SEGV; do
+		FAKE_QEMU_SIGNAL=$s PATH=$bin:$PATH run --separate-stderr \
+			"$ROOT/ci/nested/run.sh" --kernel "$bin/bzImage" -- true
+		assert_equal "$status" 125
+		[[ $stderr =~ "ci/nested/run.sh: error: QEMU crashed (signal "[0-9]+", $s) after "[0-9.]+" s: an emulator failure, which the guest's code may have provoked (not retried)" ]] ||
+			fail "$s: $stderr"
+		run nested_infra_failure <<<"$stderr"
+		assert_failure
+	done
+	FAKE_QEMU_SIGNAL=KILL PATH=$bin:$PATH run --separate-stderr \
+		"$ROOT/ci/nested/run.sh" --kernel "$bin/bzImage" -- true
+	assert_equal "$status" 125
+	run nested_infra_failure <<<"$stderr"
+	assert_success
+	assert_output --regexp '^QEMU was killed \(signal 9, KILL\) after [0-9.]+ s, before the 600 s timeout: by the OOM killer \(dmesg\) or a user$'
+	# Deaf to TERM, ended by timeout(1)'s KILL 5 s later: a timeout.
+	FAKE_QEMU_SIGNAL=KILL FAKE_QEMU_SLEEP=9 PATH=$bin:$PATH run --separate-stderr \
+		"$ROOT/ci/nested/run.sh" --timeout 1 --kernel "$bin/bzImage" -- true
+	assert_equal "$status" 124
+	[[ $stderr == *"timed out after 1 s"* ]] || fail "$stderr"
 }
