@@ -12,8 +12,10 @@
 # Counted as failed: a test that fails or times out (BATS_TEST_TIMEOUT,
 # 900 s unless a file sets its own), a test of a file's plan that never
 # reported, a file that exits non-zero without a failing test, and a
-# suite with more than MMUB_MAX_RETRIES announced retries.  JUnit XML
-# for CI engines goes to build/test-results/.
+# suite with more than MMUB_MAX_RETRIES announced retries.  So is a file
+# after which a setting of the host's that a test may change (hugetlb
+# pools, kvm parameters, tracing: test/host_state.sh) differs from
+# before it.  JUnit XML for CI engines goes to build/test-results/.
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -37,6 +39,8 @@ export ARCH BATS_TEST_TIMEOUT
 results=$root/build/test-results
 logs=$(mktemp -d "${TMPDIR:-/tmp}/mmub-test.XXXXXX")
 trap 'rm -rf "$logs"' EXIT
+# shellcheck source=test/host_state.sh
+source "$root/test/host_state.sh"
 declare -A took
 order=()
 clock() { date +%s.%N; }
@@ -106,7 +110,9 @@ for f in "${files[@]}"; do
 	if [[ $name != kernels && ${announced:-} != 1 ]]; then
 		announced=1
 		echo "# KVM for the tests: direct: ${MMUB_DIRECT/#1/yes}; nested: ${MMUB_NESTED/#1/yes}"
+		echo "# host settings compared before and after each file: $(host_state | grep -c .) (test/host_state.sh)"
 	fi
+	host_before=$(host_state)
 	t=$(clock)
 	log=$logs/$name.tap
 	mkdir -p "$logs/$name"
@@ -129,6 +135,12 @@ for f in "${files[@]}"; do
 		fail=$((fail + 1))
 	fi
 	retries=$((retries + $(grep -cE '^# retried: ' "$log")))
+	changed=$(host_state_diff "$host_before" "$(host_state)")
+	if [[ $changed ]]; then
+		echo "# $f: left the host changed (counted as one failure):"
+		sed 's/^/#   /' <<<"$changed"
+		fail=$((fail + 1))
+	fi
 	note_time "$name.bats" "$t"
 done
 

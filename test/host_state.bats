@@ -1,0 +1,69 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# What test/run.sh compares before and after every bats file: the host's
+# settings a test may change (test/host_state.sh), read here from a
+# stand-in tree, and the difference it fails a file on.
+load helpers
+source "$ROOT/test/host_state.sh"
+
+# A stand-in host: both pools, two kvm modules' parameters, tracing.
+stand_in() { # DIR
+	local r=$1 p
+	for p in 2048kB 1048576kB; do
+		mkdir -p "$r/sys/kernel/mm/hugepages/hugepages-$p"
+		echo 0 >"$r/sys/kernel/mm/hugepages/hugepages-$p/nr_hugepages"
+		echo 0 >"$r/sys/kernel/mm/hugepages/hugepages-$p/nr_overcommit_hugepages"
+	done
+	mkdir -p "$r/sys/module/kvm/parameters" "$r/sys/module/kvm_amd/parameters" \
+		"$r/sys/kernel/tracing/instances"
+	echo 60 >"$r/sys/module/kvm/parameters/nx_huge_pages_recovery_ratio"
+	echo Y >"$r/sys/module/kvm_amd/parameters/npt"
+	: >"$r/sys/kernel/tracing/kprobe_events"
+	echo nop >"$r/sys/kernel/tracing/current_tracer"
+	echo 1 >"$r/sys/kernel/tracing/tracing_on"
+	echo "7 (expanded: 1408)" >"$r/sys/kernel/tracing/buffer_size_kb"
+}
+
+@test "host_state: pools, kvm parameters and tracing, one line each; the one-time buffer growth is no change" {
+	export HOST_STATE_ROOT=$BATS_TEST_TMPDIR/host
+	local before t=$BATS_TEST_TMPDIR/host/sys/kernel/tracing
+	stand_in "$HOST_STATE_ROOT"
+	run host_state
+	assert_success
+	assert_line "/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages 0"
+	assert_line "/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages 0"
+	assert_line "/sys/module/kvm/parameters/nx_huge_pages_recovery_ratio 60"
+	assert_line "/sys/module/kvm_amd/parameters/npt Y"
+	assert_line "/sys/kernel/tracing/kprobe_events (none)"
+	assert_line "/sys/kernel/tracing/buffer_size_kb 1408"
+	assert_line "/sys/kernel/tracing/instances (none)"
+	assert_equal "${#lines[@]}" 11
+	before=$output
+	echo 1408 >"$t/buffer_size_kb"
+	assert_equal "$(host_state_diff "$before" "$(host_state)")" ""
+	# What a run that does not put the host back leaves.
+	echo 512 >"$HOST_STATE_ROOT/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"
+	echo 10 >"$HOST_STATE_ROOT/sys/module/kvm/parameters/nx_huge_pages_recovery_ratio"
+	printf 'p:mmub/zap_entry tdp_mmu_zap_leafs\nr:mmub/zap_exit tdp_mmu_zap_leafs\n' >"$t/kprobe_events"
+	mkdir "$t/instances/mmubench"
+	echo 4096 >"$t/buffer_size_kb"
+	rm "$HOST_STATE_ROOT/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_overcommit_hugepages"
+	run host_state_diff "$before" "$(host_state)"
+	assert_success
+	assert_output "$(printf '%s\n' \
+		"/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_overcommit_hugepages: was 0, now <absent>" \
+		"/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages: was 0, now 512" \
+		"/sys/kernel/tracing/buffer_size_kb: was 1408, now 4096" \
+		"/sys/kernel/tracing/instances: was (none), now mmubench" \
+		"/sys/kernel/tracing/kprobe_events: was (none), now p:mmub/zap_entry tdp_mmu_zap_leafs r:mmub/zap_exit tdp_mmu_zap_leafs" \
+		"/sys/module/kvm/parameters/nx_huge_pages_recovery_ratio: was 60, now 10")"
+}
+
+@test "host_state on this machine: the same twice, and the pools in it where it has them" {
+	run host_state
+	assert_success
+	if [[ -d /sys/kernel/mm/hugepages/hugepages-2048kB ]]; then
+		assert_line --regexp '^/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages [0-9]+$'
+	fi
+	assert_equal "$(host_state_diff "$output" "$(host_state)")" ""
+}
