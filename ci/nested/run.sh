@@ -206,14 +206,15 @@ tail_log() {
 # user; TERM, HUP) is not the guest's doing: the one failure the tests
 # may retry, on exactly the nested-infra marker (ci/README.md).
 signal_death() { # N
-	local name
+	local name s
 	name=$(kill -l "$1" 2>/dev/null || echo unknown)
+	s=$(printf '%.1f' "$secs")
 	tail_log
 	case $name in
 	ABRT|SEGV|BUS|ILL|FPE|TRAP|SYS)
-		echo "$prog: error: QEMU crashed (signal $1, $name) after $(printf "%.1f" "$secs") s: an emulator failure, which the guest's code may have provoked (not retried)" >&2 ;;
-	KILL)	echo "$prog: nested-infra: QEMU was killed (signal 9, KILL) after $(printf "%.1f" "$secs") s, before the $timeout s timeout: by the OOM killer (dmesg) or a user" >&2 ;;
-	*)	echo "$prog: nested-infra: QEMU was ended by signal $1 ($name) from outside after $(printf "%.1f" "$secs") s" >&2 ;;
+		echo "$prog: error: QEMU crashed (signal $1, $name) after $s s: an emulator failure, which the guest's code may have provoked (not retried)" >&2 ;;
+	KILL)	echo "$prog: nested-infra: QEMU was killed (signal 9, KILL) after $s s, before the $timeout s timeout: by the OOM killer (dmesg) or a user" >&2 ;;
+	*)	echo "$prog: nested-infra: QEMU was ended by signal $1 ($name) from outside after $s s" >&2 ;;
 	esac
 }
 
