@@ -15,6 +15,8 @@ endif
 
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 VCPUS ?=
+# The nested kernel's base for "make kernel": 6.1 or 6.12.
+BASE ?= 6.1
 MEM ?= 64M
 RUN_ARGS ?=
 
@@ -208,7 +210,7 @@ run-efi: $(GUEST_EFI)
 		$(GUEST_EFI) vcpus=$(or $(VCPUS),1) mem=$(MEM) $(GUEST_ARGS)
 
 kernel:
-	$(Q)ci/kernel/build.sh --arch $(ARCH) $(if $(PATCHES),--series $(PATCHES))
+	$(Q)ci/kernel/build.sh --base $(BASE) --arch $(ARCH) $(if $(PATCHES),--series $(PATCHES))
 
 clean:
 	rm -rf $(O)/$(ARCH)/obj $(O)/obj $(O)/san $(HOST_BIN) $(GUEST_ELF) \
@@ -230,7 +232,7 @@ help:
 	@echo "           one nested boot, compared (VCPUS=2 MEM=$(MEM) PEER_ARGS=...)"
 	@echo "  bench    figures about mmubench itself (not a test)"
 	@echo "  test     the bats suites (host built with ASan/UBSan)"
-	@echo "  kernel   build the nested test kernel [PATCHES=<series>]"
+	@echo "  kernel   build the nested test kernel [BASE=6.1|6.12] [PATCHES=<series>]"
 	@echo "  clean    remove objects (keeps newlib and kernel caches)"
 	@echo "  SANITIZE=1 builds the host with ASan/UBSan into $(O)/san/"
 

@@ -4,7 +4,7 @@
 # the scenario's checks, the output folder, the timings, the harness and
 # kernel builds, and the end (merge, compare, time.txt), so that both
 # leave the same files.  Sourced; the caller sets prog, repo, arch,
-# host_arch, series, repeat, and die() (MESSAGE [STATUS]).
+# host_arch, base, series, repeat, and die() (MESSAGE [STATUS]).
 # shellcheck disable=SC2154,SC2034 # those globals, set before use
 
 declare -A took=()
@@ -21,12 +21,12 @@ clock() { # NAME CMD...: time CMD, added to NAME
 	return "$rc"
 }
 
-# A series a run may name: a folder of patches/ (or MMUBENCH_PATCHES, as
+# A series a run may name: a folder of patches/BASE (or MMUBENCH_PATCHES, as
 # ci/kernel/build.sh reads it), or original.
 ab_check_series() { # NAME
-	local pdir=${MMUBENCH_PATCHES:-$repo/patches}
+	local pdir=${MMUBENCH_PATCHES:-$repo/patches}/$base
 	[[ $1 == original || -d $pdir/$1 ]] ||
-		die "--series $1: no such series (a folder of $pdir, or original for A/A)" 2
+		die "--series $1: no such series for base $base (a folder of $pdir, or original for A/A)" 2
 }
 
 # The scenario's own options that only the A/B script may set.
@@ -82,8 +82,8 @@ ab_harness() {
 declare -A kernel_image=()
 ab_kernel() {
 	local log=$out/build-$1.log
-	echo "$prog: kernel $1 ($arch): ci/kernel/build.sh, log in $log" >&2
-	clock "kernel $1" "$repo/ci/kernel/build.sh" --arch "$arch" --series "$1" \
+	echo "$prog: kernel $1 ($base, $arch): ci/kernel/build.sh, log in $log" >&2
+	clock "kernel $1" "$repo/ci/kernel/build.sh" --base "$base" --arch "$arch" --series "$1" \
 		>"$log" 2>&1 ||
 		{ tail -n 20 "$log" >&2; die "kernel $1 did not build; see $log"; }
 	kernel_image[$1]=$(tail -n1 "$log")

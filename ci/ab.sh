@@ -1,16 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# A/B in one command: the original L1 kernel (A) against the same kernel
-# with patches/NAME (B), one nested boot per run, alternating A B A B so
-# that a drift of the machine (load, thermal) hits both sides alike.
+# A/B in one command: the original L1 kernel (A) of a base (--kernel, 6.1
+# by default) against the same kernel with patches/BASE/NAME (B), one
+# nested boot per run, alternating A B A B so that a drift of the machine
+# (load, thermal) hits both sides alike.
 # With --series NAME1,NAME2,... (up to 7) the sides are A B C ..., each
 # series one kernel, alternating A B C A B C, compared in one table.
 #
 #   ci/ab.sh --series NAME[,NAME...] [--arch A] [--repeat R] [--cpu MODEL]
 #            [--append KARGS] [--mem SIZE] [--smp N] [--out DIR] [--timeout SEC]
 #            [--clock host|icount[:SHIFT]]
-#            [--runs] [--kernel 6.1] [--mmubench BIN] [--guest FILE]
+#            [--runs] [--kernel 6.1|6.12] [--mmubench BIN] [--guest FILE]
 #            [--] SCENARIO OPTIONS...
 #
 # Without "--", a --repeat after the scenario is still ab's (boots a
@@ -36,9 +37,12 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/retry.sh"
 # shellcheck source=ab-common.sh
 source "$here/ab-common.sh"
+# shellcheck source=kernel/source.sh
+source "$here/kernel/source.sh"	# kernel_bases, kernel_base
 repo=$(cd "$here/.." && pwd)
 host_arch=$(uname -m | sed -e 's/aarch64/arm64/')
 arch=$host_arch series='' repeat=5 out='' bin='' guest='' clock=host smp=''
+kernel_base 6.1
 run_opts=() dashdash=0
 
 die() { echo "$prog: error: $1" >&2; exit "${2:-1}"; }
@@ -60,7 +64,8 @@ while (($#)); do
 	case $1 in
 	--series|--arch|--repeat|--cpu|--append|--mem|--smp|--out|--timeout|--mmubench|--guest|--kernel|--clock)
 		(($# >= 2)) || die "$1 needs a value" 2 ;;&
-	--kernel) [[ $2 == 6.1 ]] || die "--kernel $2: only 6.1 (Debian's linux-source-6.1) is built here" 2 ;;
+	--kernel) kernel_base "$2" 2>/dev/null ||
+		die "--kernel $2: the base kernel, one of: ${kernel_bases[*]} (Debian's linux-source-BASE)" 2 ;;
 	--smp) [[ $2 =~ ^[1-9][0-9]?$ ]] || die "--smp $2: the nested kernel's CPUs for the scenario, 1..99" 2
 		smp=$2 ;;&
 	--clock) [[ $2 =~ ^(host|icount(:([0-9]|10))?)$ ]] ||
@@ -79,7 +84,7 @@ while (($#)); do
 	esac
 	shift 2
 done
-[[ $series ]] || die "--series NAME is required (a folder of patches/, or original for A/A)" 2
+[[ $series ]] || die "--series NAME is required (a folder of patches/BASE, or original for A/A)" 2
 [[ $series =~ ^[A-Za-z0-9._-]+(,[A-Za-z0-9._-]+)*$ ]] ||
 	die "--series $series: not a series name, nor names joined by commas" 2
 IFS=, read -ra series_list <<<"$series"
@@ -117,7 +122,7 @@ done
 ab_sides
 : "${out:=./ab-${series//,/+}-$(date +%Y%m%d-%H%M%S)}"
 ab_out "$out"
-printf '%q ' "$0" --series "$series" --arch "$arch" --repeat "$repeat" \
+printf '%q ' "$0" --kernel "$base" --series "$series" --arch "$arch" --repeat "$repeat" \
 	"${run_opts[@]}" -- "$@" >"$out/command.txt"
 echo >>"$out/command.txt"
 
@@ -186,7 +191,7 @@ one_run() { # SIDE INDEX
 	for try in 1 2; do
 		rc=0
 		progress "$side" "$i" "$name"
-		clock "runs $side" "$repo/ci/kvm-exec.sh" --arch "$arch" \
+		clock "runs $side" "$repo/ci/kvm-exec.sh" --arch "$arch" --base "$base" \
 			--series "$name" "${run_opts[@]}" "$bin" "$guest" \
 			"${scenario[@]}" --json "$out/runs/$side-$i.json" >"$log" 2>&1 || rc=$?
 		progress_erase

@@ -11,7 +11,8 @@ pkgs=(
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross # arm64 harness (static)
 	qemu-system-x86 qemu-system-arm ovmf qemu-efi-aarch64
 	gnu-efi
-	linux-source-6.1 bison flex libelf-dev libssl-dev cpio dwarves
+	linux-source-6.1 linux-source-6.12	# the nested kernels' two bases
+	bison flex libelf-dev libssl-dev cpio dwarves
 	busybox-static				# nested kernel + initramfs
 	kexec-tools				# ci/kexec-ab.sh (kexec in the nested kernel, or here)
 	rsync					# headers_install, for ci/peer.sh

@@ -12,12 +12,12 @@
 #
 #   ci/kexec-ab.sh --format-results DEV [--slot-mib M]
 #   ci/kexec-ab.sh --install-unit
-#   ci/kexec-ab.sh --series NAME --results DEV --yes-kexec-this-machine
+#   ci/kexec-ab.sh [--kernel 6.1|6.12] --series NAME --results DEV --yes-kexec-this-machine
 #                  [--repeat R] [--append KARGS] [--back kexec|reboot]
 #                  [--out DIR] [--runs] [--mmubench BIN] [--guest FILE]
 #                  -- SCENARIO OPTIONS...
 #   ci/kexec-ab.sh --resume [JOB_DIR] --yes-kexec-this-machine
-#   ci/kexec-ab.sh --nested --series NAME [--repeat R] [--append KARGS]
+#   ci/kexec-ab.sh --nested [--kernel 6.1|6.12] --series NAME [--repeat R] [--append KARGS]
 #                  [--mem SIZE] [--timeout SEC] [-v] [--out DIR] [--runs]
 #                  [--mmubench BIN] [--guest FILE] -- SCENARIO OPTIONS...
 #
@@ -54,9 +54,12 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/ab-common.sh"
 # shellcheck source=kexec/slots.sh
 source "$here/kexec/slots.sh"
+# shellcheck source=kernel/source.sh
+source "$here/kernel/source.sh"	# kernel_bases, kernel_base
 repo=$(cd "$here/.." && pwd)
 host_arch=$(uname -m | sed -e 's/aarch64/arm64/')
 arch=$host_arch
+kernel_base 6.1
 state_file=/var/lib/mmubench/kexec-ab.job
 unit=mmubench-kexec-ab.service
 mode='' series='' repeat=5 out='' bin='' guest='' results='' back='' dev=''
@@ -79,8 +82,10 @@ set_mode() {
 
 while (($#)); do
 	case $1 in
-	--series|--repeat|--append|--back|--out|--mmubench|--guest|--results|--slot-mib|--mem|--timeout|--format-results)
+	--kernel|--series|--repeat|--append|--back|--out|--mmubench|--guest|--results|--slot-mib|--mem|--timeout|--format-results)
 		(($# >= 2)) || die "$1 needs a value" 2 ;;&
+	--kernel) kernel_base "$2" 2>/dev/null ||
+		die "--kernel $2: the base kernel, one of: ${kernel_bases[*]} (Debian's linux-source-BASE)" 2 ;;
 	--series) series=$2 ;;
 	--repeat) repeat=$2 ;;
 	--append) kargs+=("$2") ;;
@@ -268,8 +273,8 @@ collect() {
 		tar -xf "$d/slot.tar" -C "$d"
 		# The kernel's own word for what it is, not the plan's.
 		release=$(sed -n 's/^release //p' "$d/identity")
-		[[ $release == *-mmub-"$name" ]] ||
-			die "step $n ($side $i/$repeat): meant to boot $name, but the kernel reports release '$release'"
+		[[ $release == "$base".* && $release == *-mmub-"$name" ]] ||
+			die "step $n ($side $i/$repeat): meant to boot $name on $base, but the kernel reports release '$release'"
 		cp "$d/identity" "$out/runs/$side-$i.identity"
 		cat "$d/stdout" "$d/stderr" >"$out/runs/$side-$i.log"
 		cp "$d/result.json" "$out/runs/$side-$i.json.tmp"
@@ -296,7 +301,7 @@ finish() {
 # ---- checks of a new job ------------------------------------------------
 
 check_job_args() {
-	[[ $series ]] || die "--series NAME is required (a folder of patches/, or original for A/A)" 2
+	[[ $series ]] || die "--series NAME is required (a folder of patches/BASE, or original for A/A)" 2
 	[[ $series =~ ^[A-Za-z0-9._-]+$ && ${#series} -le 48 ]] ||
 		die "--series $series: not a series name (letters, digits, . _ -; 48 at most)" 2
 	ab_check_series "$series"
@@ -318,7 +323,7 @@ write_job() { # SCENARIO...
 	for a in "$@"; do printf "'%s' " "${a//\'/\'\\\'\'}"; done >"$job/scenario"
 	echo 'exec sh /root/ci/kexec/step.sh --back' >"$job/then"
 	t_start=$EPOCHREALTIME
-	declare -p job_id series repeat results collect initrd kargs compare_opts \
+	declare -p job_id base series repeat results collect initrd kargs compare_opts \
 		out arch bin guest tool t_start >"$job/job.conf"
 	declare -p took order >"$job/took.sh"
 }
@@ -344,7 +349,7 @@ nested() {
 	: "${out:=./kexec-ab-$series-$(date +%Y%m%d-%H%M%S)}"
 	ab_out "$out"
 	job=$out/job
-	printf '%q ' "$0" --nested --series "$series" --repeat "$repeat" -- "$@" >"$out/command.txt"
+	printf '%q ' "$0" --nested --kernel "$base" --series "$series" --repeat "$repeat" -- "$@" >"$out/command.txt"
 	echo >>"$out/command.txt"
 	export MMUBENCH_KVM=nested
 	ab_harness

@@ -2,16 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The peer, side by side: the kernel's own dirty_log_perf_test
-# (tools/testing/selftests/kvm of the linux-source-6.1 the nested kernel
+# (tools/testing/selftests/kvm of the linux-source-BASE the nested kernel
 # is built from) and "mmubench dirty-log" with the same -v, -b, -i and
 # mode, alternating in one boot of the nested kernel, then "mmubench
 # compare" of the two (A the peer, B mmubench): populate, enable, dirty
 # memory time per iteration, get, clear and disable, with B/A and
 # significance.
 #
-#   ci/peer.sh [--arch x86_64|arm64] [-v N] [-b SIZE] [-i N] [--mode M] [-g]
+#   ci/peer.sh [--kernel 6.1|6.12] [--arch x86_64|arm64] [-v N] [-b SIZE] [-i N] [--mode M] [-g]
 #              [--runs R] [--out DIR] [--mem SIZE] [--timeout SEC] [--build-only]
 #
+#   --kernel BASE   the base: its selftest beside its nested kernel (6.1)
 #   -v N            vCPUs (2)
 #   -b SIZE         memory per vCPU, k/m/g suffix (64m)
 #   -i N            iterations after populating, 2 or more as the peer
@@ -46,12 +47,13 @@ prog=ci/peer.sh
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
 # shellcheck source=kernel/source.sh
-source "$here/kernel/source.sh"	# tarball, src, kernel_source (sets src_id)
+source "$here/kernel/source.sh"	# kernel_base, kernel_source (sets src_id)
 # shellcheck source=retry.sh
 source "$here/retry.sh"
 cache=${MMUBENCH_CACHE:-$HOME/.cache/mmubench}/kernel
 host_arch=$(uname -m | sed -e 's/aarch64/arm64/')
 arch=$host_arch vcpus=2 size=64m iterations=2 mode=clear-init-set runs=4
+kernel_base 6.1
 out='' timeout='' build_only=0
 run_opts=()
 
@@ -70,11 +72,13 @@ while (($#)); do
 	-h|--help) usage 0 ;;
 	-g) mode="get"; shift; continue ;;
 	--build-only) build_only=1; shift; continue ;;
-	--arch|-v|-b|-i|--mode|--runs|--out|--mem|--timeout)
+	--kernel|--arch|-v|-b|-i|--mode|--runs|--out|--mem|--timeout)
 		(($# >= 2)) || bad "$1 needs a value" ;;
 	*) bad "unknown option '$1' (see --help)" ;;
 	esac
 	case $1 in
+	--kernel) kernel_base "$2" 2>/dev/null ||
+		bad "--kernel $2: the base kernel, one of: ${kernel_bases[*]} (Debian's linux-source-BASE)" ;;
 	--arch) arch=$2 ;;
 	-v) vcpus=$2 ;;
 	-b) size=$2 ;;
@@ -135,7 +139,7 @@ peer_make() { # TREE
 }
 
 build_peer() {
-	local tree=$cache/peer-$arch key t0=$EPOCHREALTIME
+	local tree=$cache/peer-$base-$arch key t0=$EPOCHREALTIME
 	local bin=$tree/build/kvm/dirty_log_perf_test
 
 	need make make
@@ -150,7 +154,7 @@ build_peer() {
 		declare -f peer_make
 	} | sha256sum | cut -d' ' -f1)
 	mkdir -p "$cache"
-	exec 7>"$cache/.lock-peer-$arch"
+	exec 7>"$cache/.lock-peer-$base-$arch"
 	flock 7
 	if [[ -x $bin && $(cat "$tree/build/.mmubench-key" 2>/dev/null) == "$key" ]]; then
 		note "peer $arch: cache hit, $bin"
@@ -233,6 +237,8 @@ emit"
 
 : "${MMUBENCH_KVM:=nested}"
 export MMUBENCH_KVM
+# The selftest of the base beside the base's kernel (direct: this machine's).
+[[ $MMUBENCH_KVM == direct ]] || run_opts+=(--base "$base")
 note "$runs runs each of dirty_log_perf_test $peer_args and mmubench $mmub_args, alternating, in one boot ($MMUBENCH_KVM, $arch)"
 stream=$out/boot.out
 for try in 1 2; do

@@ -191,7 +191,7 @@ curve_section() {
 		echo '<p class="missing">No detection curve in this night (ci/nightly --only resolution makes one).</p>'
 		return
 	fi
-	echo '<p>Kernels whose TDP MMU zap walk costs a known fraction more (test/series/test-slow-zap-walk-N), against the same patch at 0 %: per metric and run count, the change measured, whether both tests flag it at 95 %, and the resolution at that noise (<code>ci/resolution.sh</code>; README.md, &quot;Resolution&quot;).</p>'
+	echo '<p>Kernels whose TDP MMU zap walk costs a known fraction more (test/series/6.1/test-slow-zap-walk-N), against the same patch at 0 %: per metric and run count, the change measured, whether both tests flag it at 95 %, and the resolution at that noise (<code>ci/resolution.sh</code>; README.md, &quot;Resolution&quot;).</p>'
 	printf '<pre>%s</pre>\n' "$(esc "$(cat "$last/resolution/curve.txt")")"
 }
 

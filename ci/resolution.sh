@@ -3,7 +3,7 @@
 #
 # The detection curve: the project's figure of merit for resolution.
 # Kernels whose TDP MMU zap walk is slower by known fractions (the
-# test-only series test/series/test-slow-zap-walk-N: each walk busy-waits
+# test-only series test/series/6.1/test-slow-zap-walk-N: each walk busy-waits
 # N % of its own duration) run beside the original through ci/ab.sh, and
 # for each metric and each run count the table says which slowdowns
 # "mmubench compare" flags (Student's t and Mann-Whitney, both at 95 %),
@@ -80,8 +80,8 @@ IFS=, read -ra grade_list <<<"$grades"
 IFS=, read -ra at_list <<<"$at"
 IFS=, read -ra metric_list <<<"$metrics"
 for g in "${grade_list[@]}"; do
-	[[ -d $repo/test/series/$base-$g ]] ||
-		die "--grades $g: no series test/series/$base-$g (the grades there: $(find "$repo/test/series" -maxdepth 1 -name "$base-*" -printf '%f\n' | sed "s/^$base-//" | sort -n | paste -sd,))"
+	[[ -d $repo/test/series/6.1/$base-$g ]] ||
+		die "--grades $g: no series test/series/6.1/$base-$g (the grades there: $(find "$repo/test/series/6.1" -maxdepth 1 -name "$base-*" -printf '%f\n' | sed "s/^$base-//" | sort -n | paste -sd,))"
 done
 if [[ $from ]]; then
 	[[ -f $from/ab/command.txt ]] || die "--from $from: not a folder of ci/resolution.sh (no ab/command.txt)"

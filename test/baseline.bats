@@ -5,7 +5,7 @@
 # (ci/baseline.sh, ci/regress.sh, ci/regressions.conf).  The nights are
 # small real runs, not whole nightlies: three boots of the nested x86_64
 # kernel, 5 zap runs each, two of the original and one of
-# test/series/test-slow-zap, a test-only series whose TDP MMU zap walk
+# test/series/6.1/test-slow-zap, a test-only series whose TDP MMU zap walk
 # busy-waits 5 ms.  Night 2 with that kernel, under the same kernel key
 # as night 1 (as a series whose new version regressed), must fail naming
 # the metric; night 2 with the original again must pass.

@@ -373,7 +373,11 @@ ab_run() { # SERIES
 	assert_output --partial "--json: ab.sh writes each run's JSON"
 	run "$ROOT/ci/ab.sh" --kernel 5.15 --series x zap
 	assert_equal "$status" 2
-	assert_output "ci/ab.sh: error: --kernel 5.15: only 6.1 (Debian's linux-source-6.1) is built here"
+	assert_output "ci/ab.sh: error: --kernel 5.15: the base kernel, one of: 6.1 6.12 (Debian's linux-source-BASE)"
+	# A series is a folder of its base: 6.12 has its own.
+	run "$ROOT/ci/ab.sh" --kernel 6.12 --series x86-nx-skip-dirty-tracked-recovery -- zap
+	assert_equal "$status" 2
+	assert_output "ci/ab.sh: error: --series x86-nx-skip-dirty-tracked-recovery: no such series for base 6.12 (a folder of $ROOT/patches/6.12, or original for A/A)"
 	run "$ROOT/ci/ab.sh" --series x --smp 0 -- zap
 	assert_equal "$status" 2
 	assert_output "ci/ab.sh: error: --smp 0: the nested kernel's CPUs for the scenario, 1..99"
@@ -389,7 +393,7 @@ ab_run() { # SERIES
 	run "$ROOT/ci/ab.sh" --series tdp-mmu-unlink-empty-leaf-tables,nope \
 		--out "$BATS_TEST_TMPDIR/ab" -- zap
 	assert_equal "$status" 2
-	assert_output "ci/ab.sh: error: --series nope: no such series (a folder of $ROOT/patches, or original for A/A)"
+	assert_output "ci/ab.sh: error: --series nope: no such series for base 6.1 (a folder of $ROOT/patches/6.1, or original for A/A)"
 	assert_not_exists "$BATS_TEST_TMPDIR/ab"
 	run "$MMUBENCH" ab --series original,tdp-mmu-unlink-empty-leaf-tables,original -- zap
 	assert_equal "$status" 2

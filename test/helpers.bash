@@ -35,7 +35,7 @@ if [[ -z ${MMUB_DIRECT:-} ]]; then
 	fi
 fi
 if [[ -z ${MMUB_NESTED:-} ]]; then
-	if [[ -f $CACHE/kernel/trees/original-x86_64/build/arch/x86/boot/bzImage ]]; then
+	if [[ -f $CACHE/kernel/trees/6.1/original-x86_64/build/arch/x86/boot/bzImage ]]; then
 		MMUB_NESTED=1
 	else
 		MMUB_NESTED="the nested kernel is not built (make kernel)"
@@ -59,28 +59,29 @@ kvm_mode() {
 	if [[ $MMUB_DIRECT == 1 ]]; then echo direct; else echo nested; fi
 }
 
-# The kernel image ci/kernel/build.sh makes for a series.
-series_image() { # SERIES [ARCH]
+# The kernel image ci/kernel/build.sh makes for a series of a base.
+series_image() { # SERIES [ARCH [BASE]]
 	local a=${2:-$ARCH} img=arch/x86/boot/bzImage
 	[[ $a == arm64 ]] && img=arch/arm64/boot/Image
-	echo "$CACHE/kernel/trees/$1-$a/build/$img"
+	echo "$CACHE/kernel/trees/${3:-6.1}/$1-$a/build/$img"
 }
 
-# require_series SERIES [ARCH]: its kernel is built (test/kernels.bats
-# builds every series first; a series that does not build fails there).
+# require_series SERIES [ARCH [BASE]]: its kernel is built
+# (test/kernels.bats builds every series first; a series that does not
+# build fails there).
 require_series() {
 	require_nested
 	[[ -f $(series_image "$@") ]] ||
-		fail "the ${2:-$ARCH} kernel of series $1 is not built (test/kernels.bats failed?)"
+		fail "the ${3:-6.1} ${2:-$ARCH} kernel of series $1 is not built (test/kernels.bats failed?)"
 }
 
 # ---- running mmubench on KVM -----------------------------------------
 #
-# mmub [--nested] [--arch A] [--series S] [--append KARGS] [--mem SIZE]
+# mmub [--nested] [--arch A] [--base B] [--series S] [--append KARGS] [--mem SIZE]
 #      [--sh SCRIPT | SCENARIO OPTIONS...]
 #
 # Through bats' run: $status and $output.  Without --nested it runs
-# where kvm_mode says; --series, --append and --mem imply --nested.
+# where kvm_mode says; --base, --series, --append and --mem imply --nested.
 # With --sh, SCRIPT (POSIX sh) runs with a function "mmubench", several
 # runs in one boot.  A run that failed with a signature proven to be the
 # nested setup (nested_infra_failure, below) is run again, at most
@@ -98,7 +99,7 @@ mmub() {
 		case $1 in
 		--nested) mode=nested; shift ;;
 		--arch) arch=$2; shift 2 ;;
-		--series|--append|--mem) mode=nested kvm+=("$1" "$2"); shift 2 ;;
+		--base|--series|--append|--mem) mode=nested kvm+=("$1" "$2"); shift 2 ;;
 		--sh) kvm+=(--sh "$2"); shift 2 ;;
 		*) break ;;
 		esac

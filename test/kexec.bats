@@ -22,9 +22,9 @@ bad() { # EXPECTED ARGS...
 }
 
 @test "kexec-ab: bad input is one line, exit 2, before anything is built or kexec'd" {
-	bad "--series NAME is required (a folder of patches/, or original for A/A)" \
+	bad "--series NAME is required (a folder of patches/BASE, or original for A/A)" \
 		--results /dev/null -- zap
-	bad "--series nope: no such series (a folder of $ROOT/patches, or original for A/A)" \
+	bad "--series nope: no such series for base 6.1 (a folder of $ROOT/patches/6.1, or original for A/A)" \
 		--series nope -- zap
 	bad "--repeat x: expected a number >= 1" --series original --repeat x -- zap
 	bad "--repeat 0: expected a number >= 1" --nested --series original --repeat 0 -- zap
@@ -36,6 +36,8 @@ bad() { # EXPECTED ARGS...
 	bad "--results /nonexistent/disk: no such device" \
 		--series original --results /nonexistent/disk -- zap
 	bad "--frob: unknown option (ci/kexec-ab.sh --help lists them)" --frob
+	bad "--kernel 5.15: the base kernel, one of: 6.1 6.12 (Debian's linux-source-BASE)" \
+		--kernel 5.15 --series original -- zap
 	bad "--results x: not with --nested (its disk is made here)" \
 		--nested --results x --series original -- zap
 	bad "--resume kexecs this machine: add --yes-kexec-this-machine" --resume /nonexistent

@@ -42,12 +42,14 @@ NX_ARGS="nx-recovery -v 2 -b 16m -x 4 --reserve-hugepages --recovery-period 500"
 	done
 }
 
-# nx_sh SCRIPT [SERIES]: a --sh script in the nested kernel (original, or
-# SERIES) booted with kvm.nx_huge_pages=force.  Always nested: this
+# nx_sh SCRIPT [SERIES [BASE]]: a --sh script in the nested kernel
+# (original, or SERIES, of BASE: 6.1 by default) booted with
+# kvm.nx_huge_pages=force.  Always nested: this
 # machine's KVM parameters are not the test's to flip (and are read-only
 # on these cloud machines).
 nx_sh() {
-	mmub --append kvm.nx_huge_pages=force ${2:+--series "$2"} --sh "$ONE_SH$1"
+	mmub --append kvm.nx_huge_pages=force --base "${3:-6.1}" ${2:+--series "$2"} \
+		--sh "$ONE_SH$1"
 }
 
 # splits TAG: nx_lpage_splits after the populate pass of that run.
@@ -91,19 +93,24 @@ for t in log nolog; do
 	echo "PARAM $t $(state)"
 done'
 
-# The zap of the worker, as seen by the stats: -16 4K entries, 16 refaults;
-# one 4K entry a split (one RET per 2M), so 16 splits zapped.  A zap asks
+# The zap of the worker, as seen by the stats: 16 splits zapped, their 4K
+# entries gone, 16 refaults.  The entries a split holds are as executing
+# mapped them: 6.1 maps the executed 4K page alone (one RET per 2M: 1),
+# 6.12 splits the huge mapping whole on the NX fault (512).  A zap asks
 # for TLB flushes (remote_tlb_flush_requests); how many of them had to
 # interrupt the vCPU (remote_tlb_flush) depends on where it was then.
 FLUSHED='.recovery_tlb_flushes > 0 and
 	.recovery_tlb_flush_ipis <= .recovery_tlb_flushes'
 ZAPPED='.splits_after_execute == 16 and .splits_left == 0 and
-	.recovery_pages_4k_delta == -16 and .reexecute_pf_fixed == 16 and
-	.ptes_per_split == 1 and .splits_zapped == 16 and .splits_unaccounted == 0
+	(.ptes_per_split == 1 or .ptes_per_split == 512) and
+	.recovery_pages_4k_delta == -16 * .ptes_per_split and
+	.reexecute_pf_fixed == 16 and .splits_zapped == 16 and .splits_unaccounted == 0
 	and '"$FLUSHED"
 # Without logging a refault maps 2M first, then splits again on the fetch.
 ZAPPED_NOLOG='.splits_after_execute == 16 and .splits_left == 0 and
-	.recovery_pages_4k_delta == -16 and .reexecute_pf_fixed >= 16 and
+	(.ptes_per_split == 1 or .ptes_per_split == 512) and
+	.recovery_pages_4k_delta == -16 * .ptes_per_split and
+	.reexecute_pf_fixed >= 16 and
 	.splits_zapped == 16 and .splits_unaccounted == 0 and '"$FLUSHED"
 KEPT='.splits_after_execute == 16 and .splits_left == 0 and
 	.recovery_pages_4k_delta == 0 and .reexecute_pf_fixed == 0 and
@@ -134,25 +141,42 @@ KEPT='.splits_after_execute == 16 and .splits_left == 0 and
 	nx_json nolog | assert_json - "(.dirty_logging | not) and $ZAPPED_NOLOG"
 }
 
-# Seed 002's effect, independent of timing: on the original kernel the
-# worker zaps the split pages of dirty-logged slots (pages_4k drops, and
-# executing again faults them back); on the patched one it zaps none, but
-# still zaps them when logging is off.
-@test "seed 002: the patched kernel does not recover dirty-tracked NX huge pages" {
+# Seed 002's effect, independent of timing: on the kernel without the
+# change the worker zaps the split pages of dirty-logged slots (pages_4k
+# drops, and executing again faults them back); on the kernel with it it
+# zaps none, but still zaps them when logging is off.  On 6.1 the change
+# is the series; on 6.12 it is upstream, and the revert series is the
+# kernel without it.
+# seed002 BASE WITHOUT WITH: the kernels (series, or original) on BASE.
+seed002() {
+	local base=$1 without=$2 with=$3 a s
+	# 6.12 splits a 2M mapping whole on the NX fault (tdp_mmu_split_huge_page
+	# in kvm_tdp_mmu_map), 6.1 maps the executed 4K page alone.
+	local ptes=1
+	[[ $base == 6.1 ]] || ptes=512
 	[[ $ARCH == x86_64 ]] || skip "NX huge pages are an x86 mitigation"
-	require_series "$SERIES"
-	local a
-	nx_sh "$NX_SCRIPT"
+	for s in "$without" "$with"; do
+		require_series "$s" "$ARCH" "$base"
+	done
+	nx_sh "$NX_SCRIPT" "$without" "$base"
 	assert_success
 	assert_line "RESULT log rc=0"
 	a=$(nx_json log)
-	nx_sh "$NX_SCRIPT" "$SERIES"
+	nx_sh "$NX_SCRIPT" "$with" "$base"
 	assert_success
 	assert_line "RESULT log rc=0"
 	assert_line "RESULT nolog rc=0"
-	echo "# original: $a" >&3
-	echo "# patched:  $(nx_json log)" >&3
-	assert_json - "$ZAPPED" <<<"$a"
+	echo "# $base without ($without): $a" >&3
+	echo "# $base with ($with):  $(nx_json log)" >&3
+	assert_json - "$ZAPPED and .ptes_per_split == $ptes" <<<"$a"
 	nx_json log | assert_json - "$KEPT"
-	nx_json nolog | assert_json - "$ZAPPED_NOLOG"
+	nx_json nolog | assert_json - "$ZAPPED_NOLOG and .ptes_per_split == $ptes"
+}
+
+@test "seed 002 (6.1): the patched kernel does not recover dirty-tracked NX huge pages" {
+	seed002 6.1 original "$SERIES"
+}
+
+@test "seed 002 (6.12): the original (upstream change) does not recover dirty-tracked NX huge pages, the revert does" {
+	seed002 6.12 "$SERIES-revert" original
 }

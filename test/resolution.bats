@@ -128,7 +128,7 @@ need_curve() {
 @test "resolution: bad input names the option and what it accepts" {
 	run "$ROOT/ci/resolution.sh" --grades 3
 	assert_equal "$status" 2
-	assert_output "ci/resolution.sh: error: --grades 3: no series test/series/test-slow-zap-walk-3 (the grades there: 1,2,5,10,25,50,100)"
+	assert_output "ci/resolution.sh: error: --grades 3: no series test/series/6.1/test-slow-zap-walk-3 (the grades there: 1,2,5,10,25,50,100)"
 	run "$ROOT/ci/resolution.sh" --at 1
 	assert_equal "$status" 2
 	assert_output "ci/resolution.sh: error: --at 1: a test needs 2 runs a side or more"

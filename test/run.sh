@@ -93,7 +93,7 @@ fi
 # built them; otherwise every nested test fails naming the reason.
 nested_state() {
 	local x86=$HOME/.cache/mmubench
-	x86=${MMUBENCH_CACHE:-$x86}/kernel/trees/original-x86_64/build/arch/x86/boot/bzImage
+	x86=${MMUBENCH_CACHE:-$x86}/kernel/trees/6.1/original-x86_64/build/arch/x86/boot/bzImage
 	if [[ -f $x86 ]]; then
 		echo 1
 	else

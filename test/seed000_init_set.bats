@@ -8,6 +8,7 @@
 # valid stage-2 entry: the pages the guest touched (4K backing), or the
 # whole 2M blocks that map them (hugetlb backing).
 #
+# On both bases, 6.1 and 6.12: patch 3 is upstream in neither.
 # Both kernels are booted under QEMU, even on an arm64 machine with
 # /dev/kvm: only that way can the two kernels be compared.
 load helpers
@@ -18,18 +19,22 @@ BYTES=$((8 << 20))	# per vCPU, as -b
 PAGE=4096
 BLOCK=$((2 << 20))
 
+# kernels BASE: both of its arm64 kernels are built.
+kernels() {
+	require_series original arm64 "$1"
+	require_series "$SERIES" arm64 "$1"
+}
+
 setup() {
-	require_series original arm64
-	require_series "$SERIES" arm64
 	[[ -x $A64_MMUBENCH && -f $A64_GUEST ]] ||
 		fail "no arm64 harness and guest (test/run.sh builds them: make ARCH=arm64 guest host)"
 }
 
-# a64 SERIES JSON DIRTY-LOG-OPTIONS...: one run in that nested kernel.
+# a64 BASE SERIES JSON DIRTY-LOG-OPTIONS...: one run in that nested kernel.
 a64() {
-	local series=$1 json=$2
-	shift 2
-	mmub --arch arm64 --series "$series" dirty-log -v "$VCPUS" \
+	local base=$1 series=$2 json=$3
+	shift 3
+	mmub --arch arm64 --base "$base" --series "$series" dirty-log -v "$VCPUS" \
 		-b $((BYTES >> 20))m -i 1 --mode clear-init-set --json "$json" "$@"
 }
 
@@ -37,17 +42,18 @@ dl() { # JSONFILE FIELD
 	json_val "$1" ".results.runs[0].dirty_log.$2"
 }
 
-@test "seed 000: init-set's first harvest is every page on the original kernel, the touched ones patched" {
-	local a=$BATS_TEST_TMPDIR/a.json b=$BATS_TEST_TMPDIR/b.json
+first_harvest() { # BASE
+	local base=$1 a=$BATS_TEST_TMPDIR/a.json b=$BATS_TEST_TMPDIR/b.json
+	kernels "$base"
 	# A quarter of each vCPU's share is written, from its start.
 	local all=$((VCPUS * BYTES / PAGE))
 	local touched=$((VCPUS * (BYTES / PAGE / 4)))
 
-	a64 original "$a" --fraction 0.25
+	a64 "$base" original "$a" --fraction 0.25
 	assert_success
-	a64 "$SERIES" "$b" --fraction 0.25
+	a64 "$base" "$SERIES" "$b" --fraction 0.25
 	assert_success
-	echo "# first harvest of $all pages, $touched touched: original $(dl "$a" first_harvest_reported)," \
+	echo "# $base: first harvest of $all pages, $touched touched: original $(dl "$a" first_harvest_reported)," \
 		"patched $(dl "$b" first_harvest_reported);" \
 		"enable_ms $(dl "$a" enable_ms) vs $(dl "$b" enable_ms)" >&3
 	assert_equal "$(dl "$a" guest_touched)" "$touched"
@@ -57,16 +63,17 @@ dl() { # JSONFILE FIELD
 	((all != touched)) || fail "the run cannot tell the kernels apart: $all pages, all touched"
 }
 
-@test "seed 000: patched, a 2M stage-2 block reports all of its pages (hugetlb)" {
-	local b=$BATS_TEST_TMPDIR/b.json
+block() { # BASE
+	local base=$1 b=$BATS_TEST_TMPDIR/b.json
+	kernels "$base"
 	# A tenth of each share: not a whole number of 2M blocks.
 	local per=$((BYTES / PAGE / 10))
 	local blocks=$(((per * PAGE + BLOCK - 1) / BLOCK))
 	local expect=$((VCPUS * blocks * BLOCK / PAGE))
 
-	a64 "$SERIES" "$b" --fraction 0.1 -s anonymous_hugetlb_2mb --reserve-hugepages
+	a64 "$base" "$SERIES" "$b" --fraction 0.1 -s anonymous_hugetlb_2mb --reserve-hugepages
 	assert_success
-	echo "# patched, hugetlb 2M: first harvest $(dl "$b" first_harvest_reported)," \
+	echo "# $base patched, hugetlb 2M: first harvest $(dl "$b" first_harvest_reported)," \
 		"touched $(dl "$b" guest_touched), expected $blocks block(s) per vCPU = $expect pages" >&3
 	assert_equal "$(dl "$b" guest_touched)" $((VCPUS * per))
 	assert_equal "$(dl "$b" first_harvest_reported)" "$expect"
@@ -75,14 +82,15 @@ dl() { # JSONFILE FIELD
 
 # The same runs under the oracle, with the vCPUs writing across the
 # enable and the first harvest: a kernel that loses a page there fails.
-@test "seed 000 under the oracle: writes across the enable, no page lost on either kernel" {
-	local a=$BATS_TEST_TMPDIR/a.json b=$BATS_TEST_TMPDIR/b.json
+oracle() { # BASE
+	local base=$1 a=$BATS_TEST_TMPDIR/a.json b=$BATS_TEST_TMPDIR/b.json
+	kernels "$base"
 	local all=$((VCPUS * BYTES / PAGE))
 	local touched=$((VCPUS * (BYTES / PAGE / 4)))
 
-	a64 original "$a" --fraction 0.25 --verify --rounds 50
+	a64 "$base" original "$a" --fraction 0.25 --verify --rounds 50
 	assert_success
-	a64 "$SERIES" "$b" --fraction 0.25 --verify --rounds 50
+	a64 "$base" "$SERIES" "$b" --fraction 0.25 --verify --rounds 50
 	assert_success
 	# The first, 1 at rest (-i 1), 50 while writing, 1 at rest.
 	assert_json "$a" '.results.runs[0].dirty_log.verify | .harvests == 53 and
@@ -94,4 +102,28 @@ dl() { # JSONFILE FIELD
 		.verify.first_harvest_false_positives == $((all - touched))"
 	assert_json "$b" ".results.runs[0].dirty_log | .first_harvest_reported == $touched and
 		.verify.first_harvest_false_positives == 0"
+}
+
+@test "seed 000 (6.1): init-set's first harvest is every page on the original kernel, the touched ones patched" {
+	first_harvest 6.1
+}
+
+@test "seed 000 (6.12): init-set's first harvest is every page on the original kernel, the touched ones patched" {
+	first_harvest 6.12
+}
+
+@test "seed 000 (6.1): patched, a 2M stage-2 block reports all of its pages (hugetlb)" {
+	block 6.1
+}
+
+@test "seed 000 (6.12): patched, a 2M stage-2 block reports all of its pages (hugetlb)" {
+	block 6.12
+}
+
+@test "seed 000 under the oracle (6.1): writes across the enable, no page lost on either kernel" {
+	oracle 6.1
+}
+
+@test "seed 000 under the oracle (6.12): writes across the enable, no page lost on either kernel" {
+	oracle 6.12
 }

@@ -7,7 +7,8 @@
 # empty tables until teardown).  Counted with a kprobe on
 # tdp_mmu_free_sp_rcu_callback, next to the seed's zap_total_ms.  The
 # no-unlink control (tdp-mmu-no-unlink-control: v2's iterator event,
-# acted on by nobody) must free none, as the original.
+# acted on by nobody) must free none, as the original.  On both bases:
+# the unlink is upstream in neither 6.1 nor 6.12 (patches/6.12/*/README.md).
 load helpers
 
 SERIES=tdp-mmu-unlink-empty-leaf-tables
@@ -15,28 +16,35 @@ CONTROL=tdp-mmu-no-unlink-control
 # same4 zaps [0, 4M): two 4K leaf tables, populated before the first zap.
 ZAP_ARGS=(zap --zap same4 -v 1 -b 16m --zap-count 20)
 
-@test "seed 001: the patched kernel frees the emptied leaf tables; the original and the no-unlink control none" {
+# effect BASE: the three kernels of that base, the tables they free.
+effect() {
+	local base=$1 a=$BATS_TEST_TMPDIR/a.json b=$BATS_TEST_TMPDIR/b.json
+	local c=$BATS_TEST_TMPDIR/c.json fa fb fc
 	[[ $ARCH == x86_64 ]] || skip "an x86 TDP MMU series"
-	require_series "$SERIES"
-	require_series "$CONTROL"
-	local a=$BATS_TEST_TMPDIR/a.json b=$BATS_TEST_TMPDIR/b.json c=$BATS_TEST_TMPDIR/c.json fa fb fc
-	mmub --nested "${ZAP_ARGS[@]}" --json "$a"
+	require_series original "$ARCH" "$base"
+	require_series "$SERIES" "$ARCH" "$base"
+	require_series "$CONTROL" "$ARCH" "$base"
+	mmub --base "$base" "${ZAP_ARGS[@]}" --json "$a"
 	assert_success
 	assert_output --partial "TDP MMU page tables freed during the zaps"
-	mmub --series "$SERIES" "${ZAP_ARGS[@]}" --json "$b"
+	mmub --base "$base" --series "$SERIES" "${ZAP_ARGS[@]}" --json "$b"
 	assert_success
-	mmub --series "$CONTROL" "${ZAP_ARGS[@]}" --json "$c"
+	mmub --base "$base" --series "$CONTROL" "${ZAP_ARGS[@]}" --json "$c"
 	assert_success
 	assert_output --partial "TDP MMU page tables freed during the zaps"
+	# Each run says the kernel it booted: the base and the series.
+	assert_json "$a" ".env | .kernel_base == \"$base\" and .kernel_series == \"original\""
+	assert_json "$b" ".env | .kernel_base == \"$base\" and .kernel_series == \"$SERIES\""
+	assert_json "$c" ".env | .kernel_base == \"$base\" and .kernel_series == \"$CONTROL\""
 	fa=$(json_val "$a" .results.runs[0].zap.kernel_tables_freed)
 	fb=$(json_val "$b" .results.runs[0].zap.kernel_tables_freed)
 	fc=$(json_val "$c" .results.runs[0].zap.kernel_tables_freed)
-	echo "# tables freed: original $fa, patched $fb, control $fc; kernel_zap_total_ms" \
+	echo "# $base: tables freed: original $fa, patched $fb, control $fc; kernel_zap_total_ms" \
 		"$(json_val "$a" .results.runs[0].zap.kernel_zap_total_ms) vs" \
 		"$(json_val "$b" .results.runs[0].zap.kernel_zap_total_ms) vs" \
 		"$(json_val "$c" .results.runs[0].zap.kernel_zap_total_ms)" >&3
 	assert_equal "$fa" 0
-	(( fb >= 2 )) || fail "patched kernel freed $fb tables, expected >= 2"
+	(( fb >= 2 )) || fail "patched $base kernel freed $fb tables, expected >= 2"
 	# The control walks with v2's iterator and keeps every table.
 	assert_equal "$fc" "$fa"
 	# Every kernel kept every refault's data right.
@@ -45,15 +53,16 @@ ZAP_ARGS=(zap --zap same4 -v 1 -b 16m --zap-count 20)
 	assert_json_eq "$c" .results.runs[0].zap.integrity_violations 0
 }
 
-# The same zaps with dirty logging on, every harvest under the oracle: a
-# series that loses a write after an invalidation fails here.
-@test "seed 001 under the oracle: zaps while logging lose no write on either kernel" {
+# oracle BASE: the same zaps with dirty logging on, every harvest under
+# the oracle: a series that loses a write after an invalidation fails.
+oracle() {
+	local base=$1 a=$BATS_TEST_TMPDIR/a.json b=$BATS_TEST_TMPDIR/b.json j
 	[[ $ARCH == x86_64 ]] || skip "an x86 TDP MMU series"
-	require_series "$SERIES"
-	local a=$BATS_TEST_TMPDIR/a.json b=$BATS_TEST_TMPDIR/b.json j
-	mmub --nested "${ZAP_ARGS[@]}" --dirty-log clear --verify --json "$a"
+	require_series original "$ARCH" "$base"
+	require_series "$SERIES" "$ARCH" "$base"
+	mmub --base "$base" "${ZAP_ARGS[@]}" --dirty-log clear --verify --json "$a"
 	assert_success
-	mmub --series "$SERIES" "${ZAP_ARGS[@]}" --dirty-log clear --verify --json "$b"
+	mmub --base "$base" --series "$SERIES" "${ZAP_ARGS[@]}" --dirty-log clear --verify --json "$b"
 	assert_success
 	for j in "$a" "$b"; do
 		# 20 harvests after the zaps, 1 at rest.
@@ -62,4 +71,20 @@ ZAP_ARGS=(zap --zap same4 -v 1 -b 16m --zap-count 20)
 			.changed > 0 and .missed == 0 and .false_positives == 0 and
 			.zeroed > 0)'
 	done
+}
+
+@test "seed 001 (6.1): the patched kernel frees the emptied leaf tables; the original and the no-unlink control none" {
+	effect 6.1
+}
+
+@test "seed 001 (6.12): the patched kernel frees the emptied leaf tables; the original and the no-unlink control none" {
+	effect 6.12
+}
+
+@test "seed 001 under the oracle (6.1): zaps while logging lose no write on either kernel" {
+	oracle 6.1
+}
+
+@test "seed 001 under the oracle (6.12): zaps while logging lose no write on either kernel" {
+	oracle 6.12
 }

@@ -2,18 +2,20 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build the L1 host kernel that runs KVM under QEMU TCG: Debian's
-# linux-source-6.1, `make tinyconfig` + ci/kernel/ARCH.config, optionally
-# with a patch series from patches/NAME/*.patch.
+# linux-source-BASE, `make tinyconfig` + ci/kernel/ARCH.config (+
+# ci/kernel/BASE/ARCH.config where the base needs more), optionally with
+# a patch series from patches/BASE/NAME/*.patch.
 #
-#   ci/kernel/build.sh [--arch x86_64|arm64] [--series NAME]
+#   ci/kernel/build.sh [--base 6.1|6.12] [--arch x86_64|arm64] [--series NAME]
 #
 # The last line of stdout is the kernel image path; timings go to stderr.
-# The kernel says which series it is: its release (uname -r, /proc/version)
-# ends in -mmub-SERIES (CONFIG_LOCALVERSION), e.g. 6.1.192-mmub-original.
+# The kernel says which base and series it is: its release (uname -r,
+# /proc/version) is the base's version and -mmub-SERIES
+# (CONFIG_LOCALVERSION), e.g. 6.1.192-mmub-original, 6.12.117-mmub-NAME.
 # Everything lives in ${MMUBENCH_CACHE:-$HOME/.cache/mmubench}/kernel:
-#   src/linux-6.1/         pristine source, unpacked once (ci/kernel/source.sh)
-#   trees/SERIES-ARCH/     `cp -al` of it (+ patches), build dir in ./build
-# Series live in $MMUBENCH_PATCHES/NAME/*.patch (default: <repo>/patches).
+#   src/linux-BASE/           pristine source, unpacked once (ci/kernel/source.sh)
+#   trees/BASE/SERIES-ARCH/   `cp -al` of it (+ patches), build dir in ./build
+# Series live in $MMUBENCH_PATCHES/BASE/NAME/*.patch (default: <repo>/patches).
 # The build dir is a direct subdirectory of its tree so that kbuild uses
 # srctree=".." and every command line and .cmd file is relative: a
 # series' build dir seeded from the original's then only recompiles the
@@ -24,18 +26,19 @@ prog=ci/kernel/build.sh
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 # shellcheck source=source.sh
-source "$here/source.sh"	# tarball, src, kernel_source (sets src_id)
+source "$here/source.sh"	# kernel_base, kernel_source (sets src_id)
 cache=${MMUBENCH_CACHE:-$HOME/.cache/mmubench}/kernel
 arch=x86_64
 series=original
+base=6.1
 
-die() { echo "$prog: error: $*" >&2; exit 1; }
+die() { echo "$prog: error: $1" >&2; exit "${2:-1}"; }
 note() { echo "$prog: $*" >&2; }
 
 usage() { # [STATUS]: 0 for --help, on stdout
 	local fd=2
 	[[ ${1:-2} != 0 ]] || fd=1
-	echo "usage: $prog [--arch x86_64|arm64] [--series NAME]" >&$fd
+	echo "usage: $prog [--base $(IFS="|"; echo "${kernel_bases[*]}")] [--arch x86_64|arm64] [--series NAME]" >&$fd
 	exit "${1:-2}"
 }
 
@@ -43,6 +46,7 @@ while (($#)); do
 	case $1 in
 	--arch) arch=${2:?--arch needs a value}; shift 2 ;;
 	--series) series=${2:?--series needs a value}; shift 2 ;;
+	--base) base=${2:?--base needs a value}; shift 2 ;;
 	-h|--help) usage 0 ;;
 	*) usage ;;
 	esac
@@ -53,13 +57,16 @@ x86_64) cross='' target=bzImage image=arch/x86/boot/bzImage ;;
 arm64) cross=aarch64-linux-gnu- target=Image image=arch/arm64/boot/Image ;;
 *) die "unknown --arch '$arch' (x86_64 or arm64)" ;;
 esac
+kernel_base "$base" 2>/dev/null ||
+	die "--base $base: accepted: ${kernel_bases[*]} (Debian's linux-source-BASE)" 2
 [[ $series =~ ^[A-Za-z0-9._-]+$ ]] || die "bad --series name '$series'"
-# The release (uname -r) is at most 64 characters: "6.1.NNN-mmub-" and the name.
+# The release (uname -r) is at most 64 characters: "6.12.NNN-mmub-" and the name.
 ((${#series} <= 48)) || die "--series $series: longer than 48 characters (the kernel release holds 64)"
 
-fragment=$here/$arch.config
-[[ -f $fragment ]] || die "missing config fragment $fragment"
-[[ -f $tarball ]] || die "missing $tarball: apt-get install linux-source-6.1"
+fragments=("$here/$arch.config")
+[[ -f ${fragments[0]} ]] || die "missing config fragment ${fragments[0]}"
+[[ ! -f $here/$base/$arch.config ]] || fragments+=("$here/$base/$arch.config")
+[[ -f $tarball ]] || die "missing $tarball: apt-get install linux-source-$base"
 
 # Name the package to install rather than letting make fail 5 minutes in.
 need() {
@@ -82,31 +89,32 @@ echo '#include <openssl/opensslv.h>' | gcc -E -x c - >/dev/null 2>&1 ||
 
 patches=()
 if [[ $series != original ]]; then
-	pdir=${MMUBENCH_PATCHES:-$repo/patches}/$series
-	[[ -d $pdir ]] || die "no series '$series': $pdir does not exist"
+	pdir=${MMUBENCH_PATCHES:-$repo/patches}/$base/$series
+	[[ -d $pdir ]] || die "no series '$series' for base $base: $pdir does not exist"
 	while IFS= read -r -d '' p; do patches+=("$p"); done < <(
 		find "$pdir" -maxdepth 1 -name '*.patch' -print0 | LC_ALL=C sort -z)
 	((${#patches[@]})) || die "series '$series' has no $pdir/*.patch"
 fi
 
-mkdir -p "$cache/trees"
+trees=$cache/trees/$base
+mkdir -p "$trees"
 
 # Seconds per step, on stderr: the caller wants to know where time went.
 timed() {
 	local name=$1 t0=$EPOCHREALTIME
 	shift
 	"$@"
-	note "$(printf '%-22s %7.1f s' "$arch/$series $name" \
+	note "$(printf '%-22s %7.1f s' "$base/$arch/$series $name" \
 		"$(echo "$EPOCHREALTIME - $t0" | bc)")"
 }
 
 # Hash of everything the build depends on besides the source tree.
 key_of() {
 	{
-		echo "$src_id $arch $1"
+		echo "$src_id $base $arch $1"
 		echo "localversion -mmub-$1"
 		"${cross}gcc" --version | sed -n 1p
-		cat "$fragment"
+		cat "${fragments[@]}"
 		[[ $1 == original ]] || cat "${patches[@]}"
 	} | sha256sum | cut -d' ' -f1
 }
@@ -122,7 +130,7 @@ kmake() {
 configure() {
 	kmake tinyconfig
 	"$tree/scripts/kconfig/merge_config.sh" -m -O "$tree/build" \
-		"$tree/build/.config" "$fragment" >>"$tree/build/build.log" 2>&1
+		"$tree/build/.config" "${fragments[@]}" >>"$tree/build/build.log" 2>&1
 	localversion original
 	kmake olddefconfig
 }
@@ -134,17 +142,33 @@ localversion() { # SERIES
 		--set-str LOCALVERSION "-mmub-$1"
 }
 
-# tinyconfig drops any option whose dependencies are unmet, without a word.
+# Is SYMBOL (without CONFIG_) defined by any Kconfig file of the tree?
+kconfig_has() {
+	grep -rqE --include='Kconfig*' "^[[:space:]]*(menu)?config $1\$" "$tree"
+}
+
+# tinyconfig drops any option whose dependencies are unmet, without a
+# word; an option the base does not have at all is dropped the same way.
 verify_config() { # SERIES
-	local line missing=()
-	while IFS= read -r line; do
-		[[ $line =~ ^CONFIG_[A-Z0-9_]+= ]] || continue
-		grep -qxF -- "$line" "$tree/build/.config" || missing+=("${line%%=*}")
-	done <"$fragment"
+	local line f missing=() absent=()
+	for f in "${fragments[@]}"; do
+		while IFS= read -r line; do
+			[[ $line =~ ^CONFIG_[A-Z0-9_]+= ]] || continue
+			grep -qxF -- "$line" "$tree/build/.config" && continue
+			line=${line%%=*}
+			if kconfig_has "${line#CONFIG_}"; then
+				missing+=("$line")
+			else
+				absent+=("$line (${f#"$repo"/})")
+			fi
+		done <"$f"
+	done
 	grep -qxF "CONFIG_LOCALVERSION=\"-mmub-$1\"" "$tree/build/.config" ||
 		missing+=(CONFIG_LOCALVERSION)
+	((${#absent[@]} == 0)) ||
+		die "linux-source-$base has no such option: ${absent[*]}; move it to a fragment of the bases that have it (ci/kernel/BASE/$arch.config)"
 	((${#missing[@]} == 0)) ||
-		die "not in the final .config (unmet dependency?): ${missing[*]}; fix $fragment"
+		die "not in the final .config (unmet dependency?): ${missing[*]}; fix ${fragments[*]#"$repo"/}"
 }
 
 compile() {
@@ -165,12 +189,12 @@ apply_patches() {
 			touch "$tree/$f"
 		done
 		patch -d "$tree" -p1 --batch --forward --no-backup-if-mismatch -s <"$p" >&2 ||
-			die "patch ${p#"$repo"/} does not apply to linux-source-6.1 (see $tree)"
+			die "patch ${p#"$repo"/} does not apply to linux-source-$base (see $tree)"
 	done
 }
 
 build_original() {
-	tree=$cache/trees/original-$arch
+	tree=$trees/original-$arch
 	local key; key=$(key_of original)
 	if [[ -f $tree/build/$image && $(cat "$tree/build/.mmubench-key" 2>/dev/null) == "$key" ]]; then
 		note "cache hit: $tree/build/$image"
@@ -201,7 +225,7 @@ seed() {
 	# cache was built elsewhere and moved here (then grep -F below would
 	# find nothing, and objtool would rebuild with the whole kernel).
 	from=$(grep -rhoIE --exclude=build.log \
-		"/[^[:space:]:\"'=]*/trees/original-$arch/" "$1/tools" |
+		"/[^[:space:]:\"'=]*/trees/$base/original-$arch/" "$1/tools" |
 		sort | uniq -c | sort -rn | awk 'NR == 1 { print $2 }') || true
 	from=${from%/}
 	[[ $from ]] || from=${1%/build}
@@ -215,7 +239,7 @@ seed() {
 
 build_series() {
 	local orig_build=$tree/build
-	tree=$cache/trees/$series-$arch
+	tree=$trees/$series-$arch
 	local key; key=$(key_of "$series")
 	if [[ -f $tree/build/$image && $(cat "$tree/build/.mmubench-key" 2>/dev/null) == "$key" ]]; then
 		note "cache hit: $tree/build/$image"
@@ -244,5 +268,5 @@ fi
 kernel_source timed unpack
 build_original
 [[ $series == original ]] || build_series
-note "$(printf '%-22s %7.1f s' "$arch/$series total" "$(echo "$EPOCHREALTIME - $t_all" | bc)")"
+note "$(printf '%-22s %7.1f s' "$base/$arch/$series total" "$(echo "$EPOCHREALTIME - $t_all" | bc)")"
 echo "$tree/build/$image"

@@ -1,21 +1,40 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
-# The pristine linux-source-6.1, unpacked once under the cache and never
-# written to afterwards: every build works in a `cp -al` of it.  Sourced
-# by ci/kernel/build.sh (the L1 kernels) and ci/peer.sh (the selftest).
+# The pristine kernel source of a base, unpacked once under the cache and
+# never written to afterwards: every build works in a `cp -al` of it.
+# Sourced by ci/kernel/build.sh (the L1 kernels) and ci/peer.sh (the
+# selftest).
 #
-# Sets, when sourced:
-#   tarball  $MMUBENCH_KERNEL_TARBALL, or /usr/src/linux-source-6.1.tar.xz
-#   src      ${MMUBENCH_CACHE:-$HOME/.cache/mmubench}/kernel/src/linux-6.1
+# The bases are Debian's source packages, one per LTS line mmubench
+# builds: linux-source-6.1 (Debian 12) and linux-source-6.12 (Debian 12's
+# security archive).  A series of patches/ is written for one base
+# (patches/BASE/NAME), so a base is part of every kernel's name.
 #
+# kernel_base BASE: check BASE and set, for it,
+#   base     BASE
+#   tarball  $MMUBENCH_KERNEL_TARBALL, or /usr/src/linux-source-BASE.tar.xz
+#   src      ${MMUBENCH_CACHE:-$HOME/.cache/mmubench}/kernel/src/linux-BASE
 # kernel_source [WRAPPER...]: unpack the tarball into $src unless it is
 # there from this very tarball, and set src_id (its size and mtime), the
 # id that builds key their trees with.  A new tarball unpacks afresh.
 # The unpack runs as "WRAPPER... kernel_source_unpack" (build.sh's timer);
 # a short lock (kernel/.lock-src) lets concurrent callers wait.
-tarball=${MMUBENCH_KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
-src=${MMUBENCH_CACHE:-$HOME/.cache/mmubench}/kernel/src/linux-6.1
-src_id=
+kernel_bases=(6.1 6.12)
+base='' tarball='' src='' src_id=''
+
+kernel_base() { # BASE
+	local b
+	for b in "${kernel_bases[@]}"; do
+		[[ $1 != "$b" ]] || break
+	done
+	[[ $1 == "$b" ]] || {
+		echo "--base $1: not a kernel base mmubench builds (${kernel_bases[*]})" >&2
+		return 2
+	}
+	base=$1
+	tarball=${MMUBENCH_KERNEL_TARBALL:-/usr/src/linux-source-$base.tar.xz}
+	src=${MMUBENCH_CACHE:-$HOME/.cache/mmubench}/kernel/src/linux-$base
+}
 
 kernel_source_unpack() {
 	rm -rf "$src" "$src.tmp"
@@ -27,7 +46,7 @@ kernel_source_unpack() {
 
 kernel_source() {
 	[[ -f $tarball ]] || {
-		echo "missing $tarball: apt-get install linux-source-6.1" >&2
+		echo "missing $tarball: apt-get install linux-source-$base" >&2
 		return 1
 	}
 	src_id=$(stat -c '%s-%Y' "$tarball")

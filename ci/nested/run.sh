@@ -1,11 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Run a command inside a self-built Linux 6.1 booted under QEMU TCG, where
+# Run a command inside a self-built Linux (6.1 or 6.12) booted under QEMU TCG, where
 # /dev/kvm has the TDP MMU (x86_64) or stage 2 (arm64): the nested way to
 # test KVM and its patched kernels, on any machine.
 #
-#   ci/nested/run.sh [--arch x86_64|arm64] [--kernel IMAGE] [--series NAME]
+#   ci/nested/run.sh [--arch x86_64|arm64] [--kernel IMAGE] [--base B] [--series NAME]
 #                    [--smp N] [--mem SIZE] [--cpu MODEL] [--append ARGS]...
 #                    [--timeout SEC] [--clock host|icount[:SHIFT]]
 #                    [--file SRC[:DEST]]... [--disk FILE]... [-v]
@@ -31,7 +31,7 @@ set -euo pipefail
 prog=ci/nested/run.sh
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-arch=x86_64 kernel='' series=original smp=2 mem=2G cpu=max timeout=600 clock=host
+arch=x86_64 kernel='' base=6.1 series=original smp=2 mem=2G cpu=max timeout=600 clock=host
 append='' verbose='' smp_given=''
 files=()
 disks=()
@@ -48,10 +48,11 @@ usage() { # [STATUS]: 0 for --help, on stdout
 
 while (($#)); do
 	case $1 in
-	--arch|--kernel|--series|--smp|--mem|--cpu|--append|--timeout|--file|--disk|--clock)
+	--arch|--kernel|--base|--series|--smp|--mem|--cpu|--append|--timeout|--file|--disk|--clock)
 		(($# >= 2)) || die "$1 needs a value" 2 ;;&
 	--arch) arch=$2 ;;
 	--kernel) kernel=$2 ;;
+	--base) base=$2 ;;
 	--series) series=$2 ;;
 	--smp) smp=$2 smp_given=1 ;;
 	--mem) mem=$2 ;;
@@ -139,10 +140,10 @@ trap 'exit 143' TERM
 if [[ -z $kernel ]]; then
 	log=$tmp/build.err
 	[[ -z $verbose ]] || log=/dev/stderr
-	if ! kernel=$("$repo/ci/kernel/build.sh" --arch "$arch" --series "$series" \
+	if ! kernel=$("$repo/ci/kernel/build.sh" --base "$base" --arch "$arch" --series "$series" \
 			2>"$log" | tail -n1); then
 		[[ $verbose ]] || cat "$log" >&2
-		die "could not build the $arch kernel (ci/kernel/build.sh --arch $arch --series $series)"
+		die "could not build the $arch kernel (ci/kernel/build.sh --base $base --arch $arch --series $series)"
 	fi
 fi
 [[ -f $kernel ]] || die "no kernel image at $kernel"

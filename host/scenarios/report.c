@@ -369,6 +369,32 @@ void report_boot_json(const struct vm *vm, json_t *run)
 	     jnum(vm->boot.populate_ms) : json_null());
 }
 
+/*
+ * The base a kernel was built from, "6.12" of "6.12.117-mmub-NAME": the
+ * line its KVM belongs to, which compare and the store key results by.
+ */
+static json_t *release_base(const char *release)
+{
+	unsigned int major, minor;
+	char base[32];
+
+	if (sscanf(release, "%u.%u", &major, &minor) != 2)
+		return json_null();
+	snprintf(base, sizeof(base), "%u.%u", major, minor);
+	return json_string(base);
+}
+
+/*
+ * The series of an mmubench-built kernel: ci/kernel/build.sh sets its
+ * release to BASE-mmub-SERIES.  Any other kernel has none (null).
+ */
+static json_t *release_series(const char *release)
+{
+	const char *p = strstr(release, "-mmub-");
+
+	return p && p[6] ? json_string(p + 6) : json_null();
+}
+
 json_t *report_env(const struct vm *vm)
 {
 	json_t *env = json_object(), *params = json_object();
@@ -376,6 +402,8 @@ json_t *report_env(const struct vm *vm)
 
 	if (!uname(&u)) {
 		jset(env, "kernel", json_string(u.release));
+		jset(env, "kernel_base", release_base(u.release));
+		jset(env, "kernel_series", release_series(u.release));
 		jset(env, "machine", json_string(u.machine));
 	}
 	jset(env, "cpu_model", first_line("/proc/cpuinfo", "model name"));

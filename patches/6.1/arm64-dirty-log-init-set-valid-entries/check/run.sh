@@ -11,8 +11,8 @@ trap 'rm -rf "$tmp"' EXIT
 p=$src/arch/arm64/kvm/hyp/pgtable.c
 h=$src/arch/arm64/include/asm/kvm_pgtable.h
 m=$src/arch/arm64/kvm/mmu.c
-ex() { # FILE PATTERN [MODE]: one block of C (../../check-extract.awk)
-	awk -v pat="$2" -v mode="${3:-fn}" -f "$here/../../check-extract.awk" "$1" ||
+ex() { # FILE PATTERN [MODE]: one block of C (../../../check-extract.awk)
+	awk -v pat="$2" -v mode="${3:-fn}" -f "$here/../../../check-extract.awk" "$1" ||
 		{ echo "$0: '$2' not found in $1" >&2; exit 1; }
 	echo
 }

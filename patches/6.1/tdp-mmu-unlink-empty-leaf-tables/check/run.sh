@@ -1,0 +1,39 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Usage: check/run.sh /path/to/linux-6.1-with-this-series-applied [iterations]
+# Extracts the patched functions from the kernel tree, compiles them into a
+# userspace harness with ASan/UBSan and runs randomized checks (see README).
+# CHECK_EXPECT=no-unlink: the tree is tdp-mmu-no-unlink-control's, whose
+# walk must unlink nothing (its check/run.sh sets it).
+set -e
+src=${1:?usage: $0 KERNEL_SRC [iterations]}
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+h=$src/arch/x86/kvm/mmu/tdp_iter.h
+c=$src/arch/x86/kvm/mmu/tdp_iter.c
+m=$src/arch/x86/kvm/mmu/tdp_mmu.c
+ex() { # FILE PATTERN [MODE]: one block of C (../../../check-extract.awk)
+	awk -v pat="$2" -v mode="${3:-fn}" -f "$here/../../../check-extract.awk" "$1" ||
+		{ echo "$0: '$2' not found in $1" >&2; exit 1; }
+	echo
+}
+{
+	ex "$h" 'struct tdp_iter {' struct
+	! grep -q '^struct tdp_iter_child_event {' "$h" ||
+		ex "$h" 'struct tdp_iter_child_event {' struct
+	ex "$c" 'static void tdp_iter_refresh_sptep' tail
+	ex "$m" 'static inline bool __must_check tdp_mmu_iter_cond_resched'
+	! grep -q 'tdp_mmu_zap_completed_empty_leaf_pt' "$m" ||
+		ex "$m" 'static bool tdp_mmu_zap_completed_empty_leaf_pt'
+	ex "$m" 'static bool tdp_mmu_zap_leafs'
+} >"$tmp/extracted.c"
+cp "$here/harness.c" "$tmp/"
+cd "$tmp"
+case ${CHECK_EXPECT:-unlink} in
+unlink) expect= ;;
+no-unlink) expect=-DEXPECT_NO_UNLINK ;;
+*) echo "$0: CHECK_EXPECT=$CHECK_EXPECT: unlink or no-unlink" >&2; exit 2 ;;
+esac
+${CC:-gcc} -O2 -g -Wall -Wno-unused-function -fsanitize=address,undefined $expect -o harness harness.c
+./harness ${2:+"$2"}
