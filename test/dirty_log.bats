@@ -72,7 +72,8 @@ done'
 	require_series original arm64 6.1
 	mmub --arch arm64 --base 6.12 --sh "$ONE_SH"'
 one ring-acq-rel dirty-log -v 2 -b 4m -i 2 --fraction 0.5 --mode ring-acq-rel --verify --rounds 200
-one ring dirty-log -v 2 -b 4m -i 2 --mode ring'
+one ring dirty-log -v 2 -b 4m -i 2 --mode ring
+:'
 	assert_success
 	assert_line "RESULT ring-acq-rel rc=0"
 	result_json ring-acq-rel | assert_json - '.env.kernel_base == "6.12" and

@@ -16,13 +16,15 @@
 #include "util/bitmap.h"
 #include "util/parse.h"
 #include "results/json.h"
+#include "kernel/eager_split.h"
 #include "scenarios/dirty_log_table.h"
 #include "scenarios/oracle.h"
 #include "scenarios/scenarios.h"
 
 enum {
 	O_MODE = 512, O_GET = 'g', O_CHUNK = 'k', O_RING_SIZE = 513,
-	O_VERIFY, O_ROUNDS, O_TABLE, O_DROP, O_TABLE_MODES,
+	O_VERIFY, O_ROUNDS, O_TABLE, O_DROP, O_TABLE_MODES, O_EAGER,
+	O_EAGER_CHUNK,
 };
 
 static const struct opt opts[] = {
@@ -43,6 +45,12 @@ static const struct opt opts[] = {
 	{ "table-modes", O_TABLE_MODES, required_argument, "LIST",
 	  "--table enable's columns, a subset of get,clear,clear-init-set "
 	  "(all three)" },
+	{ "eager-split", O_EAGER, required_argument, "on|off",
+	  "x86: kvm.eager_page_split for the run (restored); with --table "
+	  "enable, on,off gives each mode both columns" },
+	{ "eager-split-chunk", O_EAGER_CHUNK, required_argument, "SIZE",
+	  "arm64: KVM_CAP_ARM_EAGER_SPLIT_CHUNK_SIZE, 0 (off) or a block "
+	  "size; with --table enable, a list such as 0,2m" },
 	{ "debug-drop-dirty", O_DROP, required_argument, "H",
 	  "lose one page KVM reports in harvest H (0: the first), or the "
 	  "first later one reporting any: --verify must then fail, naming it" },
@@ -58,6 +66,7 @@ static struct {
 	u32 rounds;
 	const char *table;
 	struct table_modes table_modes;
+	struct eager_list eager;	/* --eager-split[-chunk] */
 	s64 drop;		/* --debug-drop-dirty, -1: off */
 } o = {
 	.mode = DLOG_CLEAR, .ring_bytes = DLOG_RING_DEFAULT, .rounds = 200,
@@ -105,6 +114,12 @@ static void parse(int key, const char *arg)
 	case O_TABLE_MODES:
 		table_modes_parse(&o.table_modes, arg);
 		break;
+	case O_EAGER:
+		eager_parse_x86(&o.eager, arg);
+		break;
+	case O_EAGER_CHUNK:
+		eager_parse_chunk(&o.eager, arg);
+		break;
 	}
 }
 
@@ -131,12 +146,23 @@ static void validate(struct common *c)
 		die("--table enable: measures enabling only; drop --verify");
 	if (o.table_modes.n && !o.table)
 		die("--table-modes: only with --table enable");
+	if (o.eager.n > 1 && !o.table)
+		die("--eager-split%s: one setting a run; a list only with "
+		    "--table enable", o.eager.s[0].kind == EAGER_X86 ? "" :
+		    "-chunk");
+	eager_preflight(&o.eager);
 	if (ring) {
 		c->vm.dirty_ring_bytes = o.ring_bytes;
 		c->vm.dirty_ring_acq_rel = o.mode == DLOG_RING_ACQ_REL;
 	}
 	if (!o.table)
 		dlog_preflight(o.mode, c->vm.dirty_ring_bytes);
+	if (o.table || !o.eager.n)
+		return;
+	/* One setting for the whole run: the VM's, or the module's. */
+	c->vm.eager_chunk_set = o.eager.s[0].kind == EAGER_ARM64_CHUNK;
+	c->vm.eager_chunk = o.eager.s[0].chunk;
+	eager_apply_x86(&o.eager.s[0]);
 }
 
 struct dl_iter {
@@ -433,16 +459,22 @@ static int run(struct common *c)
 {
 	struct run_hooks h = { .once = once, .arg = c };
 	json_t *config;
+	char es[32];
 
 	if (o.table)
-		return dirty_log_table(c, &o.table_modes);
+		return dirty_log_table(c, &o.table_modes, &o.eager);
 	report_header(&c->vm, "dirty-log");
-	printf("dirty logging: --mode %s%s\n", dlog_mode_names[o.mode],
-	       o.verify ? ", every harvest verified" : "");
+	printf("dirty logging: --mode %s%s%s%s\n", dlog_mode_names[o.mode],
+	       o.verify ? ", every harvest verified" : "",
+	       o.eager.n ? ", eager splitting " : "",
+	       o.eager.n ? eager_name(&o.eager.s[0], es, sizeof(es)) : "");
 	config = json_object();
 	jset(config, "dirty_mode", json_string(dlog_mode_names[o.mode]));
 	jset(config, "clear_chunk", json_integer((json_int_t)o.chunk));
 	jset(config, "verify", json_boolean(o.verify));
+	jset(config, "eager_split", o.eager.n ?
+	     json_string(eager_name(&o.eager.s[0], es, sizeof(es))) :
+	     json_null());
 	jset(config, "rounds", json_integer(o.rounds));
 	return run_all(c, "dirty-log", config, &h);
 }

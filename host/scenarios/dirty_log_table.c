@@ -10,6 +10,8 @@
 #include "util/util.h"
 #include "util/progress.h"
 #include "kernel/dirty_log.h"
+#include "kernel/eager_split.h"
+#include "kernel/stats.h"
 #include "results/json.h"
 #include "results/statistics.h"
 #include "scenarios/dirty_log_table.h"
@@ -20,15 +22,35 @@ static const enum dlog_mode all_cols[] = {
 };
 
 #define NR_ROWS	NR_PAGE_ROWS
-#define NR_COLS	MMUB_ARRAY_SIZE(all_cols)
+#define NR_MODES	MMUB_ARRAY_SIZE(all_cols)
+#define NR_COLS	(NR_MODES * EAGER_SPLIT_MAX)
 
 /*
- * The columns this run measures (--table-modes), in their order: at a
- * seed's sizes every cell is a populate of the whole memory, and a seed
- * needs one or two of the three.
+ * The columns this run measures: the modes (--table-modes), in their
+ * order, each under every eager-split setting given (none: the kernel's
+ * own).  At a seed's sizes every cell is a populate of the whole memory,
+ * and a seed needs one or two of the three modes.
  */
-static enum dlog_mode cols[NR_COLS];
+struct col {
+	enum dlog_mode mode;
+	const struct eager_split *es;	/* NULL: untouched */
+};
+
+static struct col cols[NR_COLS];
 static u32 nr_cols;
+
+/* A column's heading: "clear", or "clear/on" with eager splitting. */
+static const char *col_name(const struct col *k, char *buf, size_t len)
+{
+	char es[32];
+
+	if (!k->es)
+		snprintf(buf, len, "%s", dlog_mode_names[k->mode]);
+	else
+		snprintf(buf, len, "%s/%s", dlog_mode_names[k->mode],
+			 eager_name(k->es, es, sizeof(es)));
+	return buf;
+}
 
 void table_modes_parse(struct table_modes *t, const char *arg)
 {
@@ -39,10 +61,10 @@ void table_modes_parse(struct table_modes *t, const char *arg)
 	t->n = 0;
 	for (tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
-		for (k = 0; k < NR_COLS; k++)
+		for (k = 0; k < NR_MODES; k++)
 			if (!strcmp(tok, dlog_mode_names[all_cols[k]]))
 				break;
-		if (k == NR_COLS)
+		if (k == NR_MODES)
 			die("--table-modes %s: unknown mode '%s' (accepted: get, "
 			    "clear, clear-init-set)", arg, tok);
 		for (u32 i = 0; i < t->n; i++)
@@ -55,10 +77,15 @@ void table_modes_parse(struct table_modes *t, const char *arg)
 		    "clear-init-set", arg);
 }
 
+/* The page sizes KVM's VM stats count (x86: pages_4k, pages_2m, pages_1g). */
+static const char *const size_stats[] = { "pages_4k", "pages_2m", "pages_1g" };
+#define NR_SIZES	MMUB_ARRAY_SIZE(size_stats)
+
 struct cell {
 	const char *na;		/* why not, or NULL */
 	double *ms;		/* one per repetition */
 	u32 n;
+	s64 pages[NR_SIZES];	/* mapped after enabling, last run; -1: n/a */
 };
 
 static double median(const double *v, u32 n)
@@ -72,9 +99,32 @@ static double median(const double *v, u32 n)
 
 struct cell_run {
 	const struct page_row *row;
-	enum dlog_mode mode;
+	const struct col *col;
 	double ms;
+	s64 pages[NR_SIZES];
 };
+
+/*
+ * What the MMU maps once logging is on, by page size: eager splitting
+ * shows here (2M mappings gone to 4K at the enable, not at the writes).
+ */
+static void pages_after(struct vm *vm, struct cell_run *cr, json_t *run)
+{
+	u64 *vals = calloc(vm->stats.n ? vm->stats.n : 1, sizeof(*vals));
+	json_t *o = json_object();
+
+	if (!vals || kstats_read(&vm->stats, vals))
+		die("reading the VM's stats failed");
+	for (u32 s = 0; s < NR_SIZES; s++) {
+		int i = kstats_index(&vm->stats, size_stats[s]);
+
+		cr->pages[s] = i < 0 ? -1 : (s64)vals[i];
+		jset(o, size_stats[s], i < 0 ? json_null() :
+		     json_integer((json_int_t)vals[i]));
+	}
+	jset(run, "pages_after_enable", o);
+	free(vals);
+}
 
 /* One cell, one repetition: populate, time the enable. */
 static int once(struct vm *vm, struct run *run, u32 index, void *arg)
@@ -82,34 +132,46 @@ static int once(struct vm *vm, struct run *run, u32 index, void *arg)
 	struct cell_run *cr = arg;
 	struct phase *p;
 	struct dlog d;
+	char es[32];
 
 	(void)index;
 	vm_post(vm, MMUB_CMD_PASS, 0);
 	if (vm_wait(vm))
 		return -1;
-	run_dlog_init(&d, vm, cr->mode, 0);
+	run_dlog_init(&d, vm, cr->col->mode, 0);
 	p = run_phase_begin(vm, run, "enable");
 	cr->ms = dlog_enable(&d, true);
 	run_phase_end(vm, p);
+	pages_after(vm, cr, run->json);
 	run_dlog_free(&d, vm);
 	jset(run->json, "page", json_string(cr->row->name));
 	jset(run->json, "backing", json_string(backing_names[cr->row->backing]));
-	jset(run->json, "mode", json_string(dlog_mode_names[cr->mode]));
+	jset(run->json, "mode", json_string(dlog_mode_names[cr->col->mode]));
+	jset(run->json, "eager_split", cr->col->es ?
+	     json_string(eager_name(cr->col->es, es, sizeof(es))) :
+	     json_null());
 	jset(run->json, "enable_ms", jnum(cr->ms));
 	return 0;
 }
 
-static void print_table(const struct common *c, struct cell cl[][NR_COLS])
+static void print_heading(void)
 {
-	printf("enable_ms, median of %u (KVM_MEM_LOG_DIRTY_PAGES on every test "
-	       "slot, summed)\n\n", c->repeat);
+	char name[48];
+
 	printf("  %-10s", "page size");
 	for (u32 k = 0; k < nr_cols; k++)
-		printf(" %15s", dlog_mode_names[cols[k]]);
+		printf(" %15s", col_name(&cols[k], name, sizeof(name)));
 	printf("\n  %-10s", "---------");
 	for (u32 k = 0; k < nr_cols; k++)
 		printf(" %15s", "--------------");
 	printf("\n");
+}
+
+static void print_times(const struct common *c, struct cell cl[][NR_COLS])
+{
+	printf("enable_ms, median of %u (KVM_MEM_LOG_DIRTY_PAGES on every test "
+	       "slot, summed)\n\n", c->repeat);
+	print_heading();
 	for (u32 r = 0; r < NR_ROWS; r++) {
 		printf("  %-10s", page_rows[r].name);
 		if (cl[r][0].na) {
@@ -126,9 +188,60 @@ static void print_table(const struct common *c, struct cell cl[][NR_COLS])
 	}
 }
 
+/* "4K/2M/1G" counts of one cell, "n/a" where KVM has no such stat. */
+static const char *fmt_pages(const struct cell *cl, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	for (u32 s = 0; s < NR_SIZES && at < len; s++) {
+		if (cl->pages[s] < 0) {
+			snprintf(buf, len, "n/a");
+			break;
+		}
+		at += (size_t)snprintf(buf + at, len - at, "%s%lld",
+				       s ? "/" : "", (long long)cl->pages[s]);
+	}
+	return buf;
+}
+
+/*
+ * The mappings once logging is on, by size: whether the enable split
+ * them (eager) or left them for the vCPUs' writes.  x86 only: arm64's
+ * KVM counts no page sizes.
+ */
+static void print_pages(struct cell cl[][NR_COLS])
+{
+	char buf[64];
+	bool any = false;
+
+	for (u32 r = 0; r < NR_ROWS; r++)
+		any |= !cl[r][0].na && cl[r][0].pages[0] >= 0;
+	printf("\npages mapped after enabling, 4K/2M/1G (KVM's pages_4k, "
+	       "pages_2m, pages_1g; last run)\n\n");
+	if (!any) {
+		printf("  n/a: this KVM counts no mappings by page size "
+		       "(pages_4k/2m/1g are x86's stats)\n");
+		return;
+	}
+	print_heading();
+	for (u32 r = 0; r < NR_ROWS; r++) {
+		printf("  %-10s", page_rows[r].name);
+		if (cl[r][0].na) {
+			printf(" n/a\n");
+			continue;
+		}
+		for (u32 k = 0; k < nr_cols; k++)
+			printf(" %15s", cl[r][k].na ? "n/a" :
+			       fmt_pages(&cl[r][k], buf, sizeof(buf)));
+		printf("\n");
+	}
+}
+
 /* Rows this machine cannot provide stay in the JSON, with the reason. */
 static void na_rows(struct doc *doc, struct cell cl[][NR_COLS])
 {
+	char es[32];
+
 	for (u32 r = 0; r < NR_ROWS; r++)
 		for (u32 k = 0; k < nr_cols; k++) {
 			json_t *o;
@@ -139,7 +252,12 @@ static void na_rows(struct doc *doc, struct cell cl[][NR_COLS])
 			jset(o, "page", json_string(page_rows[r].name));
 			jset(o, "backing",
 			     json_string(backing_names[page_rows[r].backing]));
-			jset(o, "mode", json_string(dlog_mode_names[cols[k]]));
+			jset(o, "mode",
+			     json_string(dlog_mode_names[cols[k].mode]));
+			jset(o, "eager_split", cols[k].es ?
+			     json_string(eager_name(cols[k].es, es,
+						    sizeof(es))) :
+			     json_null());
 			jset(o, "na", json_string(cl[r][k].na));
 			json_array_append_new(doc->runs, o);
 		}
@@ -151,13 +269,15 @@ static int measure_row(struct doc *doc, const struct common *c, u32 r,
 {
 	struct vm_params p = c->vm;
 	const char *na;
+	char name[48];
 
 	page_row_params(&p, &page_rows[r]);
 	na = page_row_unavailable(&p, &page_rows[r]);
 	for (u32 k = 0; k < nr_cols; k++) {
 		struct cell *cl = &cells[k];
-		struct cell_run cr = { .row = &page_rows[r], .mode = cols[k] };
+		struct cell_run cr = { .row = &page_rows[r], .col = &cols[k] };
 		struct run_hooks h = { .once = once, .arg = &cr };
+		const struct eager_split *es = cols[k].es;
 
 		cl->na = na ? strdup(na) : NULL;
 		if (cl->na) {
@@ -167,49 +287,87 @@ static int measure_row(struct doc *doc, const struct common *c, u32 r,
 		cl->ms = calloc(c->repeat, sizeof(double));
 		if (!cl->ms)
 			die("out of memory");
+		/* The VM's setting (arm64), or the module's (x86). */
+		p.eager_chunk_set = es && es->kind == EAGER_ARM64_CHUNK;
+		p.eager_chunk = es ? es->chunk : 0;
+		if (es)
+			eager_apply_x86(es);
 		for (u32 i = 0; i < c->repeat; i++) {
 			progress_step(1, "%s %s, run %u of %u", page_rows[r].name,
-				      dlog_mode_names[cols[k]], i + 1, c->repeat);
+				      col_name(&cols[k], name, sizeof(name)),
+				      i + 1, c->repeat);
 			if (run_one(doc, &p, &h, i, false))
 				return -1;
 			cl->ms[cl->n++] = cr.ms;
 		}
+		memcpy(cl->pages, cr.pages, sizeof(cl->pages));
 	}
 	return 0;
 }
 
-int dirty_log_table(const struct common *c, const struct table_modes *t)
+/* The columns: each mode, under each eager-split setting given. */
+static void set_cols(const struct table_modes *t, const struct eager_list *e)
 {
-	json_t *config, *modes;
+	u32 nm = t->n ? t->n : NR_MODES;
+
+	nr_cols = 0;
+	for (u32 m = 0; m < nm; m++)
+		for (u32 s = 0; s < (e->n ? e->n : 1); s++)
+			cols[nr_cols++] = (struct col) {
+				.mode = t->n ? t->mode[m] : all_cols[m],
+				.es = e->n ? &e->s[s] : NULL,
+			};
+}
+
+static json_t *table_config(const struct eager_list *e)
+{
+	json_t *config = json_pack("{s:s}", "table", "enable");
+	json_t *modes = json_array(), *eager = json_array();
+	char es[32];
+
+	for (u32 k = 0; k < nr_cols; k++) {
+		if (k && cols[k].mode == cols[k - 1].mode)
+			continue;
+		json_array_append_new(modes,
+				      json_string(dlog_mode_names[cols[k].mode]));
+	}
+	for (u32 s = 0; s < e->n; s++)
+		json_array_append_new(eager, json_string(
+			eager_name(&e->s[s], es, sizeof(es))));
+	jset(config, "table_modes", modes);
+	if (!e->n) {
+		json_decref(eager);
+		eager = json_null();
+	}
+	jset(config, "eager_split", eager);
+	return config;
+}
+
+int dirty_log_table(const struct common *c, const struct table_modes *t,
+		    const struct eager_list *e)
+{
 	struct cell cells[NR_ROWS][NR_COLS] = {};
 	struct doc doc;
 	char why[200];
 	int ret = 0;
 
-	nr_cols = t->n ? t->n : NR_COLS;
+	set_cols(t, e);
 	for (u32 k = 0; k < nr_cols; k++)
-		cols[k] = t->n ? t->mode[k] : all_cols[k];
-	for (u32 k = 0; k < nr_cols; k++)
-		dlog_preflight(cols[k], 0);
+		dlog_preflight(cols[k].mode, 0);
 	printf("mmubench dirty-log --table enable: %u vCPU%s x %s per row "
 	       "(rounded up to the row's page size), %u slot%s, MMU %s\n",
 	       c->vm.nr_vcpus, c->vm.nr_vcpus > 1 ? "s" : "",
 	       fmt_size(c->vm.vcpu_bytes, why, sizeof(why)), c->vm.nr_slots,
 	       c->vm.nr_slots > 1 ? "s" : "", kvm_mmu_kind());
-	config = json_pack("{s:s}", "table", "enable");
-	modes = json_array();
-	for (u32 k = 0; k < nr_cols; k++)
-		json_array_append_new(modes,
-				      json_string(dlog_mode_names[cols[k]]));
-	jset(config, "table_modes", modes);
-	doc_begin(&doc, c, "dirty-log", config);
+	doc_begin(&doc, c, "dirty-log", table_config(e));
 	progress_begin("dirty-log --table", NR_ROWS * nr_cols * c->repeat,
 		       NR_ROWS * nr_cols * c->repeat);
 	for (u32 r = 0; r < NR_ROWS && !ret; r++)
 		ret = measure_row(&doc, c, r, cells[r]);
 	progress_end();
 	if (!ret) {
-		print_table(c, cells);
+		print_times(c, cells);
+		print_pages(cells);
 		na_rows(&doc, cells);
 		doc_finish(&doc);
 	} else {

@@ -3,6 +3,7 @@
 #define HOST_SCENARIOS_DIRTY_LOG_TABLE_H
 
 #include "kernel/dirty_log.h"
+#include "kernel/eager_split.h"
 #include "scenarios/scenario.h"
 
 #define TABLE_MODES_MAX	3
@@ -16,7 +17,11 @@ struct table_modes {
 /* --table-modes LIST: get, clear, clear-init-set; exits 2 on bad input. */
 void table_modes_parse(struct table_modes *t, const char *arg);
 
-/* dirty-log --table enable: rows page sizes, columns modes; exit status. */
-int dirty_log_table(const struct common *c, const struct table_modes *t);
+/*
+ * dirty-log --table enable: rows page sizes, columns modes, each under
+ * every eager-split setting of @e (none: untouched); exit status.
+ */
+int dirty_log_table(const struct common *c, const struct table_modes *t,
+		    const struct eager_list *e);
 
 #endif

@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <linux/kvm.h>
 #include <mmubench/pgtable.h>
+#include "kernel/eager_split.h"
 #include "util/util.h"
 #include "vmm/vmm.h"
 
@@ -186,6 +187,22 @@ static void enable_dirty_rings(struct vm *vm)
 		    vm->p.dirty_ring_bytes, strerror(errno));
 }
 
+/*
+ * arm64 eager splitting, before any memslot exists (the kernel refuses
+ * it after): the bytes split under one mmu_lock hold, 0 for off.
+ */
+static void enable_eager_chunk(struct vm *vm)
+{
+	struct kvm_enable_cap c = {
+		.cap = KVM_CAP_ARM_EAGER_SPLIT_CHUNK_SIZE,
+		.args = { vm->p.eager_chunk },
+	};
+
+	if (ioctl(vm->fd, KVM_ENABLE_CAP, &c))
+		die("--eager-split-chunk %llu: KVM_ENABLE_CAP failed: %s",
+		    (unsigned long long)vm->p.eager_chunk, strerror(errno));
+}
+
 void vm_create(struct vm *vm, const struct vm_params *p)
 {
 	const struct vm_params *cfg = &vm->p;
@@ -214,6 +231,8 @@ void vm_create(struct vm *vm, const struct vm_params *p)
 		die("KVM_GET_STATS_FD on the VM failed: %s", strerror(errno));
 	if (cfg->dirty_ring_bytes)
 		enable_dirty_rings(vm);
+	if (cfg->eager_chunk_set)
+		enable_eager_chunk(vm);
 	b->vm_ms = lap_ms(&t);
 	setup_memory(vm);
 	b->memory_ms = lap_ms(&t);

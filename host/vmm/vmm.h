@@ -47,6 +47,9 @@ struct vm_params {
 	/* A dirty ring per vCPU (KVM_CAP_DIRTY_LOG_RING[_ACQ_REL]), 0: none */
 	u32 dirty_ring_bytes;
 	bool dirty_ring_acq_rel;
+	/* arm64 eager splitting (KVM_CAP_ARM_EAGER_SPLIT_CHUNK_SIZE), if set */
+	bool eager_chunk_set;
+	u64 eager_chunk;
 };
 
 /* Guest memory backing (memory.c). */
