@@ -31,6 +31,8 @@ set -euo pipefail
 prog=ci/nested/run.sh
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
+# shellcheck source=../kernel/source.sh
+source "$repo/ci/kernel/source.sh"	# kernel_bases, kernel_base
 arch=x86_64 kernel='' base=6.1 series=original smp=2 mem=2G cpu=max timeout=600 clock=host
 append='' verbose='' smp_given=''
 files=()
@@ -71,6 +73,8 @@ while (($#)); do
 	shift 2
 done
 [[ $timeout =~ ^[0-9]+$ && $smp =~ ^[0-9]+$ ]] || die "--timeout and --smp take a number" 2
+kernel_base "$base" 2>/dev/null ||
+	die "--base $base: accepted: ${kernel_bases[*]} (Debian's linux-source-BASE)" 2
 icount=
 case $clock in
 host) ;;
