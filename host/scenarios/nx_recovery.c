@@ -41,7 +41,7 @@ struct nx_run {
 	s64 tlb_flushes;	/* flushes the recovery phase asked for */
 	s64 tlb_flush_ipis;	/* ... that had to interrupt a running vCPU */
 	u32 ptes_per_split;	/* 4K entries a split held; 0: not known */
-	u32 ptes_exec;		/* ... as executing mapped them; 0: not exact */
+	u32 ptes_exec;		/* ... as executing mapped them; 0: the model's */
 	u64 splits_zapped;	/* ... of which the worker dropped */
 	u64 splits_unaccounted;	/* ... and the ones it only unaccounted */
 	s64 pages_4k_delta;	/* during the recovery phase */

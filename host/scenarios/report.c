@@ -371,7 +371,7 @@ void report_boot_json(const struct vm *vm, json_t *run)
 
 /*
  * The base a kernel was built from, "6.12" of "6.12.117-mmub-NAME": the
- * line its KVM belongs to, which compare and the store key results by.
+ * stable line its KVM belongs to.
  */
 static json_t *release_base(const char *release)
 {
