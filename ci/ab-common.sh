@@ -123,7 +123,11 @@ ab_merge_compare() {
 		clock "merge, compare" ab_merge "$s"
 		docs+=("$out/$s.json")
 	done
+	# A kernel of another base than 6.1 is NAME@BASE: the store, the
+	# baseline and the report key kernels by these labels, and 6.12's
+	# original is not 6.1's.  6.1's keep the names their history has.
 	labels=$(IFS=,; echo "${names[*]}")
+	[[ $base == 6.1 ]] || labels=$(IFS=,; printf '%s' "${names[*]/%/@$base}")
 	clock "merge, compare" "$tool" compare "${docs[@]}" \
 		--labels "$labels" --json "$out/compare.json" \
 		"${compare_opts[@]}" >"$out/compare.txt" || rc=$?

@@ -327,6 +327,31 @@ ab_run() { # SERIES
 	ab_run tdp-mmu-unlink-empty-leaf-tables
 }
 
+# Another base: every run boots 6.12's kernels, and the sides are
+# labelled NAME@6.12, which is what the store keys a kernel by (a 6.12
+# original has its own history, not 6.1's).
+@test "ab.sh --kernel 6.12: both sides on 6.12, labelled NAME@6.12, stored apart from 6.1's" {
+	[[ $ARCH == x86_64 ]] || skip "an x86 series"
+	require_series original x86_64 6.12
+	require_series tdp-mmu-unlink-empty-leaf-tables x86_64 6.12
+	local night=$BATS_TEST_TMPDIR/night s=tdp-mmu-unlink-empty-leaf-tables
+	local out=$night/seed001
+	run "$ROOT/ci/ab.sh" --kernel 6.12 --series "$s" --arch "$ARCH" --repeat 1 \
+		--out "$out" --mmubench "$MMUBENCH" --guest "$GUEST" \
+		-- zap --zap same4 -v 1 -b 8m --zap-count 20
+	assert_success
+	ab_redone "$out"
+	assert_json "$out/runs/A-1.json" '.env | .kernel_base == "6.12" and .kernel_series == "original"'
+	assert_json "$out/runs/B-1.json" '.env | .kernel_base == "6.12" and .kernel_series == "'"$s"'"'
+	assert_json "$out/compare.json" '[.sides[].label] == ["original@6.12", "'"$s"'@6.12"]'
+	run grep -c -- '--kernel 6.12 --series' "$out/command.txt"
+	assert_output 1
+	run "$ROOT/ci/store.sh" --store "$BATS_TEST_TMPDIR/store" --date 20261202-000000 "$night"
+	assert_success
+	assert_line --regexp '^x86_64/original_6\.12/seed001/20261202-000000-'
+	assert_line --regexp '^x86_64/'"$s"'_6\.12/seed001/20261202-000000-'
+}
+
 # Three kernels, one boot each, on a terminal: the sides alternate A B C,
 # the progress line counts all three, and every file has all of them.
 @test "ab.sh: three kernels (two series), A B C, one table" {
