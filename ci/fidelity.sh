@@ -5,7 +5,8 @@
 # the seed's own configuration (the night's *-paper experiments), the
 # ratio of ratios and two verdicts (ci/README.md, "Fidelity").
 #
-#   ci/fidelity.sh [--seeds FILE] [--experiment NAME=DIR]... [--out DIR] NIGHT_DIR
+#   ci/fidelity.sh [--seeds FILE] [--experiment NAME=DIR]... [--out DIR]
+#                  NIGHT_DIR | --night BASE=NIGHT_DIR...
 #
 #   --seeds FILE   the seeds' numbers and where mmubench has them
 #                  (default ci/seeds.tsv, which describes its columns)
@@ -13,6 +14,12 @@
 #                  experiment NAME is the ci/ab.sh folder DIR, not
 #                  NIGHT_DIR/NAME (a run made apart from the night)
 #   --out DIR      where fidelity.txt and fidelity.json go (NIGHT_DIR)
+#   --night BASE=NIGHT_DIR
+#                  a night of that base (ci/nightly --kernel BASE); one
+#                  per base, each a column of the summary.  A plain
+#                  NIGHT_DIR is a 6.1 night.  On another base the sides
+#                  are NAME@BASE, and a seed whose change is upstream
+#                  there has its kernels traded (ci/seeds-bases.tsv)
 #
 # r_s and r_m are after/before of the seed's and of mmubench's medians,
 # q = r_m / r_s the ratio of ratios.
@@ -29,13 +36,24 @@ set -uo pipefail
 
 prog=ci/fidelity.sh
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-seeds=$here/seeds.tsv out='' night=''
-declare -A exp_dir=()
+seeds=$here/seeds.tsv bases_file=$here/seeds-bases.tsv out='' night=''
+declare -A exp_dir=() night_of=()
+bases=()
 
 die() { echo "$prog: error: $*" >&2; exit 2; }
 while (($#)); do
 	case $1 in
-	--seeds|--experiment|--out) (($# >= 2)) || die "$1 needs a value" ;;&
+	--seeds|--experiment|--out|--night) (($# >= 2)) || die "$1 needs a value" ;;&
+	--night)
+		[[ $2 =~ ^(6\.1|6\.12)=(.+)$ ]] ||
+			die "--night $2: expected BASE=NIGHT_DIR, BASE 6.1 or 6.12"
+		[[ -d ${BASH_REMATCH[2]} ]] ||
+			die "--night $2: ${BASH_REMATCH[2]} is not a directory"
+		[[ -z ${night_of[${BASH_REMATCH[1]}]+x} ]] ||
+			die "--night $2: base ${BASH_REMATCH[1]} named twice"
+		bases+=("${BASH_REMATCH[1]}")
+		night_of[${BASH_REMATCH[1]}]=$(cd "${BASH_REMATCH[2]}" && pwd)
+		shift 2 ;;
 	--seeds) seeds=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	--experiment)
@@ -46,18 +64,26 @@ while (($#)); do
 		exp_dir[${BASH_REMATCH[1]}]=$(cd "${BASH_REMATCH[2]}" && pwd)
 		shift 2 ;;
 	-h|--help) echo "usage:"; sed -n '/^#   ci\/fidelity.sh/,/^[^#]/s/^#//p' "$0"; exit 0 ;;
-	-*) die "unknown option '$1' (accepted: --seeds FILE, --experiment NAME=DIR, --out DIR)" ;;
+	-*) die "unknown option '$1' (accepted: --seeds FILE, --experiment NAME=DIR, --out DIR, --night BASE=DIR)" ;;
 	*) [[ -z $night ]] || die "one NIGHT_DIR only ('$night', then '$1')"
 	   night=$1; shift ;;
 	esac
 done
-[[ $night ]] || die "no NIGHT_DIR (ci/nightly's --out)"
-[[ -d $night ]] || die "NIGHT_DIR $night: not a directory"
+if [[ $night ]]; then
+	((${#bases[@]} == 0)) ||
+		die "NIGHT_DIR $night and --night: one or the other (a plain NIGHT_DIR is --night 6.1=NIGHT_DIR)"
+	[[ -d $night ]] || die "NIGHT_DIR $night: not a directory"
+	bases=(6.1)
+	night_of[6.1]=$(cd "$night" && pwd)
+fi
+((${#bases[@]})) || die "no NIGHT_DIR (ci/nightly's --out), nor --night BASE=DIR"
+((${#exp_dir[@]} == 0 || ${#bases[@]} == 1)) ||
+	die "--experiment: with one night only (its experiments)"
+[[ -r $bases_file ]] || die "missing $bases_file"
 [[ -r $seeds && -f $seeds ]] || die "--seeds $seeds: cannot read it"
-: "${out:=$night}"
+: "${out:=${night_of[${bases[0]}]}}"
 [[ -d $out && -w $out ]] || die "--out $out: not a writable directory"
 command -v jq >/dev/null || { echo "$prog: error: missing jq: apt-get install jq (ci/deps.sh)" >&2; exit 1; }
-night=$(cd "$night" && pwd)
 
 # The seeds' lines, checked whole before anything is read.
 num='^(-|[0-9]+(\.[0-9]+)?)$'
@@ -85,17 +111,32 @@ done <"$seeds"
 
 # An experiment's folder, its compare.json checked once.
 declare -A checked=()
-exp_path() { # NAME
-	echo "${exp_dir[$1]:-$night/$1}"
+exp_path() { # BASE NAME
+	echo "${exp_dir[$2]:-${night_of[$1]}/$2}"
 }
-check_compare() { # NAME
+check_compare() { # BASE NAME
 	local c
-	c=$(exp_path "$1")/compare.json
-	[[ -n ${checked[$1]+x} || ! -f $c ]] && return 0
+	c=$(exp_path "$1" "$2")/compare.json
+	[[ -n ${checked[$1/$2]+x} || ! -f $c ]] && return 0
 	jq -e '(.rows | type == "array") and ((.a | type == "object") or (.sides | type == "array"))' \
 		"$c" >/dev/null 2>&1 ||
 		die "$c: not a compare.json of mmubench compare (rows, and a/b or sides)"
-	checked[$1]=1
+	checked[$1/$2]=1
+}
+
+# SIDE:ROW of ci/seeds.tsv on BASE: 6.1's labels as they are; on another
+# base NAME@BASE, after the seed's kernels traded there (seeds-bases.tsv).
+side_on() { # BASE SEED SIDE:ROW
+	local side=${3%%:*} row=${3#*:} b s from to
+	if [[ $1 != 6.1 && $side != "*" ]]; then
+		while IFS=$'\t' read -r b s from to; do
+			[[ $b == "$1" && $s == "$2" && $from == "$side" ]] || continue
+			side=$to
+			break
+		done < <(grep -v '^#' "$bases_file")
+		side+=@$1
+	fi
+	echo "$side:$row"
 }
 
 # One row: the seed's figures, mmubench's cells and the verdicts, as JSON.
@@ -115,14 +156,17 @@ def pick($doc; $r; $want):
 	end;
 def split_spec: (index(":")) as $c | {side: .[:$c], row: .[$c + 1:]};
 def sign: if . > 1 then 1 elif . < 1 then -1 else 0 end;
-# The tests of the pair, where before is the reference and after a side.
+# The tests of the pair, one of them the reference (side A, the first of
+# compare): before, or after where the kernels traded places on a base
+# (the 6.12 original has the change of seed 002).  Significance is symmetric.
 def tests($doc; $rb; $b; $a):
 	($doc | labels) as $l | ($l | index($b.side)) as $ib
 	| ($l | index($a.side)) as $ia
-	| if $b.row != $a.row or $b.side == "*" or $a.side == "*" or $ib != 0
-	     or $ia == null or $ia == 0 then null
-	  elif $rb.vs then first($rb.vs[] | select(.side == $ia))
-	  elif $ia == 1 then {ttest: $rb.ttest, mann_whitney: $rb.mann_whitney,
+	| (if $ib == 0 then $ia elif $ia == 0 then $ib else null end) as $o
+	| if $b.row != $a.row or $b.side == "*" or $a.side == "*" or $o == null
+	     or $o == 0 then null
+	  elif $rb.vs then first($rb.vs[] | select(.side == $o))
+	  elif $o == 1 then {ttest: $rb.ttest, mann_whitney: $rb.mann_whitney,
 			     resolution: $rb.resolution}
 	  else null end;
 def measure($doc):
@@ -179,7 +223,7 @@ def verdicts($s; $m):
        ratio: (($sa | tonumber) / ($sb | tonumber))} end) as $s
 | (if $doc == null then {why: $missing} else measure($doc) end) as $m
 | verdicts($s; $m) as $v
-| {seed: $seed, table: $table, row: $row, units: $units,
+| {base: $base, seed: $seed, table: $table, row: $row, units: $units,
    experiment: $exp, source: $source, scaling: $scaling,
    seed_figures: $s,
    mmubench: (if $m.why then null else $m end),
@@ -189,10 +233,15 @@ def verdicts($s; $m):
 
 rows=$(mktemp) || exit 1
 trap 'rm -f "$rows"' EXIT
-for line in "${lines[@]}"; do
-	IFS=$'\t' read -r seed table row sb sa units exp metric before after source <<<"$line"
-	check_compare "$exp"
-	dir=$(exp_path "$exp")
+# BASE LINE: one row of the report, as JSON, onto $rows.
+one_row() {
+	local base=$1 seed table row sb sa units exp metric before after source
+	local dir scaling doc missing args
+	IFS=$'\t' read -r seed table row sb sa units exp metric before after source <<<"$2"
+	check_compare "$base" "$exp"
+	dir=$(exp_path "$base" "$exp")
+	before=$(side_on "$base" "$seed" "$before")
+	after=$(side_on "$base" "$seed" "$after")
 	scaling=''
 	[[ ! -f $dir/scaling.txt ]] || scaling=$(cat "$dir/scaling.txt")
 	doc=$dir/compare.json missing=''
@@ -201,20 +250,38 @@ for line in "${lines[@]}"; do
 	elif [[ ! -f $doc ]]; then
 		missing="$exp has no compare.json (ended early?)"
 	fi
-	args=(--arg seed "$seed" --arg table "$table" --arg row "$row"
-	      --arg sb "$sb" --arg sa "$sa" --arg units "$units" --arg exp "$exp"
-	      --arg metric "$metric" --arg before "$before" --arg after "$after"
-	      --arg source "$source" --arg scaling "$scaling" --arg missing "$missing")
+	args=(--arg base "$base" --arg seed "$seed" --arg table "$table"
+	      --arg row "$row" --arg sb "$sb" --arg sa "$sa" --arg units "$units"
+	      --arg exp "$exp" --arg metric "$metric" --arg before "$before"
+	      --arg after "$after" --arg source "$source" --arg scaling "$scaling"
+	      --arg missing "$missing")
 	if [[ $missing ]]; then
 		jq -nc "${args[@]}" --argjson doc null "$row_jq" >>"$rows"
 	else
 		jq -c "${args[@]}" '. as $doc | $doc | '"$row_jq" "$doc" >>"$rows"
 	fi || die "$doc: jq could not read it"
+}
+
+for base in "${bases[@]}"; do
+	for line in "${lines[@]}"; do
+		one_row "$base" "$line"
+	done
 done
 
 # The JSON: the definitions, every row, the count of each verdict.
-json=$(jq -s --arg night "$night" --arg seeds "$seeds" '{
-	night: $night, seeds_file: $seeds,
+nights=$(for b in "${bases[@]}"; do printf '%s\t%s\n' "$b" "${night_of[$b]}"; done |
+	jq -Rn '[inputs | split("\t") | {key: .[0], value: .[1]}] | from_entries')
+json=$(jq -s --argjson nights "$nights" --arg seeds "$seeds" '
+# The verdicts of some rows, counted.
+def counted: {
+	rows: length,
+	with_seed_figures: (map(select(.seed_figures != null)) | length),
+	same_direction: (group_by(.same_direction)
+		| map({key: .[0].same_direction, value: length}) | from_entries),
+	within_2x: (group_by(.within_2x)
+		| map({key: .[0].within_2x, value: length}) | from_entries)};
+{
+	night: ($nights | to_entries[0].value), nights: $nights, seeds_file: $seeds,
 	definitions: {
 		ratio: "after / before of the medians (r_s the seed'"'"'s, r_m mmubench'"'"'s)",
 		ratio_of_ratios: "q = r_m / r_s",
@@ -222,13 +289,9 @@ json=$(jq -s --arg night "$night" --arg seeds "$seeds" '{
 		within_2x: "1/2 <= q <= 2",
 		missing: "the experiment, metric, row or side is not in the night: not a yes"},
 	rows: .,
-	summary: {
-		rows: length,
-		with_seed_figures: (map(select(.seed_figures != null)) | length),
-		same_direction: (group_by(.same_direction)
-			| map({key: .[0].same_direction, value: length}) | from_entries),
-		within_2x: (group_by(.within_2x)
-			| map({key: .[0].within_2x, value: length}) | from_entries)}}' "$rows") ||
+	summary: counted,
+	by_base: (group_by(.base) | map({key: .[0].base, value: counted})
+		| from_entries)}' "$rows") ||
 	die "assembling the report failed"
 
 # The text: one table per seed and table of the seed, then the counts.
@@ -244,6 +307,7 @@ def yn: if . == null then "-" elif . then "yes" else "no" end;
 # Consecutive rows of one seed and table, in the order of the seeds file.
 def groups: reduce .[] as $r ([];
 	if length > 0 and .[-1][0].seed == $r.seed and .[-1][0].table == $r.table
+	   and .[-1][0].base == $r.base
 	then .[-1] += [$r] else . + [[$r]] end);
 def unique_in_order: reduce .[] as $x ([]; if index([$x]) then . else . + [$x] end);
 def counts: . as $c | ["yes", "no", "below res", "n/a", "missing", "-"]
@@ -255,7 +319,7 @@ def counts: . as $c | ["yes", "no", "below res", "n/a", "missing", "-"]
 "  by both tests, and by less than the resolution RES; within 2x: 1/2 <= q <= 2",
 (.rows | groups[] |
 	"",
-	"seed \(.[0].seed): \(.[0].table) (\(.[0].units)), \(
+	"seed \(.[0].seed)\(if .[0].base != "6.1" then " on " + .[0].base else "" end): \(.[0].table) (\(.[0].units)), \(
 		[.[].experiment] | unique_in_order | join(", "))\(
 		[.[].mmubench.metric | select(. != null)] | unique_in_order
 		| if length > 0 then ": " + join(", ") else "" end)",
@@ -274,7 +338,23 @@ def counts: . as $c | ["yes", "no", "below res", "n/a", "missing", "-"]
 	(.[] | select(.missing) | "  missing: \(.row): \(.missing)")),
 "",
 "rows: \(.summary.rows), \(.summary.with_seed_figures) with seed figures; same direction: \(
-	.summary.same_direction | counts); within 2x: \(.summary.within_2x | counts)"
+	.summary.same_direction | counts); within 2x: \(.summary.within_2x | counts)",
+# With more than one base, a column of each: does the effect hold there?
+(if (.by_base | length) > 1 then
+	(.by_base | keys_unsorted) as $bs | .rows as $all
+	| "",
+	"by base: r_m, same direction, within 2x",
+	(["  SEED", "TABLE", "ROW", "R_S"] + [$bs[] | "|", "R_M " + ., "SAME", "2X"]
+	 | join("\t")),
+	($all[] | select(.base == $bs[0]) as $r
+	 | [$bs[] as $b | first($all[] | select(.base == $b and .seed == $r.seed
+		and .table == $r.table and .row == $r.row))] as $cells
+	 | (["  " + $r.seed, $r.table, $r.row, ($r.seed_figures.ratio | f)]
+	    + [$cells[] | "|", (.mmubench.ratio | f), .same_direction, .within_2x])
+	 | join("\t")),
+	($bs[] as $b | .by_base[$b] | "rows on \($b): same direction: \(
+		.same_direction | counts); within 2x: \(.within_2x | counts)")
+ else empty end)
 ' <<<"$json" | awk -F'\t' '
 # Columns aligned per table: lines with tabs are a table until a blank.
 function flush(   i, j, s) {

@@ -151,13 +151,22 @@ row() {
 	local s=$BATS_TEST_TMPDIR/seeds.tsv
 	run "$ROOT/ci/fidelity.sh"
 	assert_equal "$status" 2
-	assert_output "ci/fidelity.sh: error: no NIGHT_DIR (ci/nightly's --out)"
+	assert_output "ci/fidelity.sh: error: no NIGHT_DIR (ci/nightly's --out), nor --night BASE=DIR"
+	run "$ROOT/ci/fidelity.sh" --night 5.15="$NIGHT"
+	assert_equal "$status" 2
+	assert_output "ci/fidelity.sh: error: --night 5.15=$NIGHT: expected BASE=NIGHT_DIR, BASE 6.1 or 6.12"
+	run "$ROOT/ci/fidelity.sh" --night 6.12="$NIGHT" --night 6.12="$NIGHT"
+	assert_equal "$status" 2
+	assert_output "ci/fidelity.sh: error: --night 6.12=$NIGHT: base 6.12 named twice"
+	run "$ROOT/ci/fidelity.sh" --night 6.12="$NIGHT" "$NIGHT"
+	assert_equal "$status" 2
+	assert_output "ci/fidelity.sh: error: NIGHT_DIR $NIGHT and --night: one or the other (a plain NIGHT_DIR is --night 6.1=NIGHT_DIR)"
 	run "$ROOT/ci/fidelity.sh" /nonexistent
 	assert_equal "$status" 2
 	assert_output "ci/fidelity.sh: error: NIGHT_DIR /nonexistent: not a directory"
 	run "$ROOT/ci/fidelity.sh" --frob "$NIGHT"
 	assert_equal "$status" 2
-	assert_output "ci/fidelity.sh: error: unknown option '--frob' (accepted: --seeds FILE, --experiment NAME=DIR, --out DIR)"
+	assert_output "ci/fidelity.sh: error: unknown option '--frob' (accepted: --seeds FILE, --experiment NAME=DIR, --out DIR, --night BASE=DIR)"
 	run "$ROOT/ci/fidelity.sh" --experiment seed001-paper "$NIGHT"
 	assert_equal "$status" 2
 	assert_output "ci/fidelity.sh: error: --experiment seed001-paper: expected NAME=DIR (an experiment's name, a ci/ab.sh folder)"
@@ -222,4 +231,56 @@ fidelity/20261201-020000-$commit.json"
 	run "$ROOT/ci/nightly" --help
 	assert_success
 	assert_line --partial "seed001-paper, seed002-paper, seed003-paper: the seeds"
+}
+
+# night612 DIR: the fixture night as a 6.12 night would label it: every
+# kernel NAME@6.12, and seed 002's two traded, since 6.12's original has
+# the change (A, the reference) and the revert series has not (B).  The
+# same figures, so every verdict must come out as on 6.1.
+night612() {
+	local d e
+	for d in "$NIGHT"/*/; do
+		e=$1/$(basename "$d")
+		mkdir -p "$e"
+		cp "$d"/* "$e/"
+		case $e in
+		*/seed002-paper*)
+			jq '.a as $x | .a = .b | .b = $x |
+			    .rows |= map(.a as $x | .a = .b | .b = $x) |
+			    .a.label = "original@6.12" |
+			    .b.label = "x86-nx-skip-dirty-tracked-recovery-revert@6.12"' \
+				"$d/compare.json" >"$e/compare.json" ;;
+		*)
+			jq 'if .sides then .sides |= map(.label += "@6.12")
+			    else .a.label += "@6.12" | .b.label += "@6.12" end' \
+				"$d/compare.json" >"$e/compare.json" ;;
+		esac
+	done
+}
+
+@test "fidelity: a column per base; on 6.12 the sides are NAME@6.12 and seed 002's kernels traded" {
+	local n612=$BATS_TEST_TMPDIR/night612 out=$BATS_TEST_TMPDIR/out j
+	night612 "$n612"
+	mkdir -p "$out"
+	run "$ROOT/ci/fidelity.sh" --out "$out" --night 6.1="$NIGHT" --night 6.12="$n612"
+	assert_success
+	j=$out/fidelity.json
+	assert_line --partial "seed 002 on 6.12: kvm-nx-lpage-re:se.sum_exec_runtime"
+	assert_line "by base: r_m, same direction, within 2x"
+	assert_line --regexp '^  001 +zap_total_ms_med, v2 unlink +same16 +[0-9.]+ +\| +[0-9.]+ +[a-z]+ +[a-z]+ +\| +[0-9.]+ +[a-z]+ +[a-z]+$'
+	# The same figures on both bases: the same verdicts, row by row,
+	# seed 002's through its traded sides.
+	assert_json "$j" '.by_base["6.1"] == .by_base["6.12"] and
+		.by_base["6.1"].rows == 26 and .summary.rows == 52 and
+		.nights == {"6.1": "'"$NIGHT"'", "6.12": "'"$n612"'"}'
+	assert_json "$j" '[.rows[] | select(.base == "6.1")] as $a |
+		[.rows[] | select(.base == "6.12")] as $b |
+		[range($a | length) | [$a[.], $b[.]] |
+		 (.[0].mmubench.ratio == .[1].mmubench.ratio and
+		  .[0].same_direction == .[1].same_direction and
+		  .[0].mmubench.t_significant == .[1].mmubench.t_significant)] | all'
+	# Traded, and still tested: seed 002 on 6.12 has its t and MW.
+	assert_json "$j" '[.rows[] | select(.base == "6.12" and .seed == "002" and
+		.mmubench != null)] | length > 0 and
+		all(.mmubench.t_significant != null)'
 }
