@@ -376,6 +376,7 @@ exec bash /root/ci/kexec-ab.sh --resume /root/job --yes-kexec-this-machine'
 		--file "$(command -v kexec):/root/kexec" --file /bin/bash:/bin/bash \
 		--file "$repo/ci/kexec-ab.sh:/root/ci/kexec-ab.sh" \
 		--file "$repo/ci/ab-common.sh:/root/ci/ab-common.sh" \
+		--file "$repo/ci/kernel/source.sh:/root/ci/kernel/source.sh" \
 		--file "$repo/ci/kexec:/root/ci/kexec" \
 		--file "$job:/root/job" --file "$job/then:/then" \
 		-- sh -c "$disp" >"$out/l1.log" 2>&1 || rc=$?

@@ -139,6 +139,6 @@ EOF
 	assert_equal "$stderr" "ci/peer.sh: error: unknown option '-z' (see --help)"
 	run --separate-stderr "$ROOT/ci/peer.sh" --help
 	assert_success
-	assert_line --regexp '^   ci/peer.sh \[--arch x86_64\|arm64\]'
+	assert_line --regexp '^   ci/peer.sh \[--kernel 6\.1\|6\.12\] \[--arch x86_64\|arm64\]'
 	assert_equal "$stderr" ""
 }
