@@ -257,11 +257,11 @@ $(PROBES_TEST): test/unit/probes.c host/kernel/probes.c common/histogram.c \
 PROGRESS_TEST := $(O)/san/progress-test
 unit: $(PROGRESS_TEST)
 $(PROGRESS_TEST): test/unit/progress.c host/util/progress.c host/util/util.c \
-		host/util/progress.h
+		host/util/cleanup.c host/util/progress.h
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
 	$(Q)$(UNIT_CC) -o $@ test/unit/progress.c host/util/progress.c \
-		host/util/util.c -lpthread
+		host/util/util.c host/util/cleanup.c -lpthread
 
 PARAMS_TEST := $(O)/san/params-test
 unit: $(PARAMS_TEST)

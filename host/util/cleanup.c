@@ -159,3 +159,32 @@ void cleanup_install(void)
 		sigaction(fatal_sigs[i], &sa, NULL);
 	atexit(cleanup_run);
 }
+
+static void fatal_set(sigset_t *set)
+{
+	sigemptyset(set);
+	for (size_t i = 0; i < MMUB_ARRAY_SIZE(fatal_sigs); i++)
+		sigaddset(set, fatal_sigs[i]);
+}
+
+void cleanup_thread_init(void)
+{
+	sigset_t set;
+
+	fatal_set(&set);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+}
+
+void cleanup_signals_hold(sigset_t *old)
+{
+	sigset_t set;
+
+	fatal_set(&set);
+	pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
+/* A signal that came meanwhile is taken here, with the files closed. */
+void cleanup_signals_release(const sigset_t *old)
+{
+	pthread_sigmask(SIG_SETMASK, old, NULL);
+}

@@ -6,6 +6,7 @@
 #ifndef HOST_UTIL_CLEANUP_H
 #define HOST_UTIL_CLEANUP_H
 
+#include <signal.h>
 #include <stdbool.h>
 
 enum cleanup_op {
@@ -30,5 +31,15 @@ void cleanup_rearm(int handle);
 void cleanup_run(void);
 /* At exit and on fatal signals; call once, early in main(). */
 void cleanup_install(void);
+
+/*
+ * The fatal signals are the main thread's: a helper thread calls
+ * cleanup_thread_init() first, so that the main thread can hold them off
+ * (cleanup_signals_hold) while it has open a file an undo must remove,
+ * such as a tracing instance's: removed with a file of it open, it stays.
+ */
+void cleanup_thread_init(void);
+void cleanup_signals_hold(sigset_t *old);
+void cleanup_signals_release(const sigset_t *old);
 
 #endif

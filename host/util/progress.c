@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include "util/util.h"
 #include "util/progress.h"
+#include "util/cleanup.h"
 
 #define GAP_MS		100.0	/* at most 10 redraws a second */
 #define AFTER_MS	2000.0	/* runs shorter than this print nothing */
@@ -163,6 +164,7 @@ static void draw_locked(void)
 static void *ticker(void *arg)
 {
 	(void)arg;
+	cleanup_thread_init();
 	for (;;) {
 		usleep((useconds_t)(GAP_MS * 1e3));
 		pthread_mutex_lock(&pg.lock);

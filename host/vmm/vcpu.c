@@ -14,6 +14,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <linux/kvm.h>
+#include "util/cleanup.h"
 #include "util/util.h"
 #include "vmm/vmm.h"
 
@@ -168,6 +169,7 @@ static void *vcpu_thread(void *arg)
 	struct vcpu *v = arg;
 	sigset_t set;
 
+	cleanup_thread_init();
 	sigemptyset(&set);
 	sigaddset(&set, KICK_SIGNAL);
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
