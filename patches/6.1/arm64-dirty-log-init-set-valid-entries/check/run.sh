@@ -11,11 +11,8 @@ trap 'rm -rf "$tmp"' EXIT
 p=$src/arch/arm64/kvm/hyp/pgtable.c
 h=$src/arch/arm64/include/asm/kvm_pgtable.h
 m=$src/arch/arm64/kvm/mmu.c
-ex() { # FILE PATTERN [MODE]: one block of C (../../../check-extract.awk)
-	awk -v pat="$2" -v mode="${3:-fn}" -f "$here/../../../check-extract.awk" "$1" ||
-		{ echo "$0: '$2' not found in $1" >&2; exit 1; }
-	echo
-}
+# shellcheck source=../../../check-lib.sh
+. "$here/../../../check-lib.sh"	# ex FILE PATTERN [MODE]
 {
 	ex "$h" 'enum kvm_pgtable_walk_flags {' struct
 	ex "$h" 'typedef int (*kvm_pgtable_visitor_fn_t)' decl

@@ -13,11 +13,8 @@ trap 'rm -rf "$tmp"' EXIT
 h=$src/arch/x86/kvm/mmu/tdp_iter.h
 c=$src/arch/x86/kvm/mmu/tdp_iter.c
 m=$src/arch/x86/kvm/mmu/tdp_mmu.c
-ex() { # FILE PATTERN [MODE]: one block of C (../../../check-extract.awk)
-	awk -v pat="$2" -v mode="${3:-fn}" -f "$here/../../../check-extract.awk" "$1" ||
-		{ echo "$0: '$2' not found in $1" >&2; exit 1; }
-	echo
-}
+# shellcheck source=../../../check-lib.sh
+. "$here/../../../check-lib.sh"	# ex FILE PATTERN [MODE]
 {
 	ex "$h" 'struct tdp_iter {' struct
 	! grep -q '^struct tdp_iter_child_event {' "$h" ||

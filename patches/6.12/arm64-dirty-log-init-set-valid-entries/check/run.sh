@@ -12,11 +12,8 @@ p=$src/arch/arm64/kvm/hyp/pgtable.c
 h=$src/arch/arm64/include/asm/kvm_pgtable.h
 k=$src/arch/arm64/include/asm/kvm_mmu.h
 m=$src/arch/arm64/kvm/mmu.c
-ex() { # FILE PATTERN [MODE]: one block of C (../../../check-extract.awk)
-	awk -v pat="$2" -v mode="${3:-fn}" -f "$here/../../../check-extract.awk" "$1" ||
-		{ echo "$0: '$2' not found in $1" >&2; exit 1; }
-	echo
-}
+# shellcheck source=../../../check-lib.sh
+. "$here/../../../check-lib.sh"	# ex FILE PATTERN [MODE]
 {
 	ex "$h" 'static inline bool kvm_pte_valid'
 	ex "$h" 'static inline u64 kvm_granule_shift'
