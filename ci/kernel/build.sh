@@ -7,6 +7,8 @@
 # a patch series from patches/BASE/NAME/*.patch.
 #
 #   ci/kernel/build.sh [--base 6.1|6.12] [--arch x86_64|arm64] [--series NAME]
+#   ci/kernel/build.sh [--arch A] --kernel-src GIT-TREE --ref REF [--onto REF0] --name NAME
+#   ci/kernel/build.sh [--arch A] --kernel-src TARBALL [--patches DIR|MBOX] --name NAME
 #
 # The last line of stdout is the kernel image path; timings go to stderr.
 # The kernel says which base and series it is: its release (uname -r,
@@ -20,6 +22,13 @@
 # srctree=".." and every command line and .cmd file is relative: a
 # series' build dir seeded from the original's then only recompiles the
 # files the patches touched.
+#
+# With --kernel-src the kernel is the user's (ci/kernel/user-source.sh):
+# a git tree's commit REF, as a diff from REF0 (default REF) built on
+# REF0's tree, or a tarball with the patches of a folder or an mbox,
+# released as VERSION-mmub-NAME.  The base is the source's
+# VERSION.PATCHLEVEL, whose fragment ci/kernel/BASE/ARCH.config is used
+# where there is one.
 set -euo pipefail
 
 prog=ci/kernel/build.sh
@@ -27,10 +36,14 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 # shellcheck source=source.sh
 source "$here/source.sh"	# kernel_base, kernel_source (sets src_id)
+# shellcheck source=user-source.sh
+source "$here/user-source.sh"	# user_source
 cache=${MMUBENCH_CACHE:-$HOME/.cache/mmubench}/kernel
 arch=x86_64
 series=original
-base=6.1
+base=6.1 base_given=0 series_given=0
+ksrc='' ref='' onto='' upatches='' name='' split_dir=''
+trap '[[ -z $split_dir ]] || rm -rf "$split_dir"' EXIT
 
 die() { echo "$prog: error: $1" >&2; exit "${2:-1}"; }
 note() { echo "$prog: $*" >&2; }
@@ -38,15 +51,20 @@ note() { echo "$prog: $*" >&2; }
 usage() { # [STATUS]: 0 for --help, on stdout
 	local fd=2
 	[[ ${1:-2} != 0 ]] || fd=1
-	echo "usage: $prog [--base $(IFS="|"; echo "${kernel_bases[*]}")] [--arch x86_64|arm64] [--series NAME]" >&$fd
+	{ echo "usage:"; sed -n '/^#   ci\/kernel\/build.sh/s/^#  //p' "${BASH_SOURCE[0]}"; } >&$fd
 	exit "${1:-2}"
 }
 
 while (($#)); do
 	case $1 in
 	--arch) arch=${2:?--arch needs a value}; shift 2 ;;
-	--series) series=${2:?--series needs a value}; shift 2 ;;
-	--base) base=${2:?--base needs a value}; shift 2 ;;
+	--series) series=${2:?--series needs a value} series_given=1; shift 2 ;;
+	--base) base=${2:?--base needs a value} base_given=1; shift 2 ;;
+	--kernel-src) ksrc=${2:?--kernel-src needs a value}; shift 2 ;;
+	--ref) ref=${2:?--ref needs a value}; shift 2 ;;
+	--onto) onto=${2:?--onto needs a value}; shift 2 ;;
+	--patches) upatches=${2:?--patches needs a value}; shift 2 ;;
+	--name) name=${2:?--name needs a value}; shift 2 ;;
 	-h|--help) usage 0 ;;
 	*) usage ;;
 	esac
@@ -57,16 +75,25 @@ x86_64) cross='' target=bzImage image=arch/x86/boot/bzImage ;;
 arm64) cross=aarch64-linux-gnu- target=Image image=arch/arm64/boot/Image ;;
 *) die "unknown --arch '$arch' (x86_64 or arm64)" ;;
 esac
-kernel_base "$base" 2>/dev/null ||
-	die "--base $base: accepted: ${kernel_bases[*]} (Debian's linux-source-BASE)" 2
-[[ $series =~ ^[A-Za-z0-9._-]+$ ]] || die "bad --series name '$series'"
+if [[ $ksrc ]]; then
+	((!base_given && !series_given)) ||
+		die "--kernel-src: the base is the source's own version and the side is --name; --base and --series are for Debian's sources" 2
+	[[ $name ]] || die "--kernel-src needs --name NAME, the side's name in the kernel's release" 2
+	[[ $name != original || -z $upatches && ( -z $onto || $onto == "$ref" ) ]] ||
+		die "--name original: the name of the unchanged source (the seed); name a side with changes otherwise" 2
+	user_check
+	series=$name
+else
+	[[ -z $ref$onto$upatches$name ]] ||
+		die "--ref, --onto, --patches and --name: only with --kernel-src" 2
+	kernel_base "$base" 2>/dev/null ||
+		die "--base $base: accepted: ${kernel_bases[*]} (Debian's linux-source-BASE)" 2
+	[[ -f $tarball ]] || die "missing $tarball: apt-get install linux-source-$base"
+fi
+[[ $series =~ ^[A-Za-z0-9._-]+$ ]] || die "bad --series/--name '$series' (letters, digits, . _ -)" 2
 # The release (uname -r) is at most 64 characters: "6.12.NNN-mmub-" and the name.
-((${#series} <= 48)) || die "--series $series: longer than 48 characters (the kernel release holds 64)"
-
-fragments=("$here/$arch.config")
-[[ -f ${fragments[0]} ]] || die "missing config fragment ${fragments[0]}"
-[[ ! -f $here/$base/$arch.config ]] || fragments+=("$here/$base/$arch.config")
-[[ -f $tarball ]] || die "missing $tarball: apt-get install linux-source-$base"
+((${#series} <= 48)) || die "--series $series: longer than 48 characters (the kernel release holds 64)" 2
+[[ -f $here/$arch.config ]] || die "missing config fragment $here/$arch.config"
 
 # Name the package to install rather than letting make fail 5 minutes in.
 need() {
@@ -87,17 +114,22 @@ echo '#include <gelf.h>' | gcc -E -x c - >/dev/null 2>&1 ||
 echo '#include <openssl/opensslv.h>' | gcc -E -x c - >/dev/null 2>&1 ||
 	die "missing OpenSSL headers: apt-get install libssl-dev"
 
-patches=()
-if [[ $series != original ]]; then
-	pdir=${MMUBENCH_PATCHES:-$repo/patches}/$base/$series
-	[[ -d $pdir ]] || die "no series '$series' for base $base: $pdir does not exist"
-	while IFS= read -r -d '' p; do patches+=("$p"); done < <(
-		find "$pdir" -maxdepth 1 -name '*.patch' -print0 | LC_ALL=C sort -z)
-	((${#patches[@]})) || die "series '$series' has no $pdir/*.patch"
-fi
-
-trees=$cache/trees/$base
-mkdir -p "$trees"
+# Debian's base and a series of patches/BASE: sets src_desc, patches,
+# orig_trees (the original's) and trees (the series').
+debian_series() {
+	local pdir p
+	src_desc=linux-source-$base
+	patches=()
+	if [[ $series != original ]]; then
+		pdir=${MMUBENCH_PATCHES:-$repo/patches}/$base/$series
+		[[ -d $pdir ]] || die "no series '$series' for base $base: $pdir does not exist"
+		while IFS= read -r -d '' p; do patches+=("$p"); done < <(
+			find "$pdir" -maxdepth 1 -name '*.patch' -print0 | LC_ALL=C sort -z)
+		((${#patches[@]})) || die "series '$series' has no $pdir/*.patch"
+	fi
+	orig_trees=$cache/trees/$base trees=$cache/trees/$base
+	applier="patch"
+}
 
 # Seconds per step, on stderr: the caller wants to know where time went.
 timed() {
@@ -166,7 +198,7 @@ verify_config() { # SERIES
 	grep -qxF "CONFIG_LOCALVERSION=\"-mmub-$1\"" "$tree/build/.config" ||
 		missing+=(CONFIG_LOCALVERSION)
 	((${#absent[@]} == 0)) ||
-		die "linux-source-$base has no such option: ${absent[*]}; move it to a fragment of the bases that have it (ci/kernel/BASE/$arch.config)"
+		die "$src_desc has no such option: ${absent[*]}; move it to a fragment of the bases that have it (ci/kernel/BASE/$arch.config)"
 	((${#missing[@]} == 0)) ||
 		die "not in the final .config (unmet dependency?): ${missing[*]}; fix ${fragments[*]#"$repo"/}"
 }
@@ -177,10 +209,22 @@ compile() {
 
 # Patches are applied to a hardlinked copy: break the links of the files
 # they touch first, so the pristine tree can never be written through.
+# patches/ are applied by patch(1); the user's (an mbox, a folder, a diff
+# of two commits) by git apply, which also knows binary files, renames
+# and modes (git diff --binary).  No repository above the tree may claim
+# it: git apply inside one would skip the paths outside its directory.
+apply_one() { # PATCH
+	if [[ $applier == git ]]; then
+		GIT_CEILING_DIRECTORIES=${tree%/*} git -C "$tree" apply -p1 "$1" >&2
+	else
+		patch -d "$tree" -p1 --batch --forward --no-backup-if-mismatch -s <"$1" >&2
+	fi
+}
 apply_patches() {
 	local p f
 	for p in "${patches[@]}"; do
-		sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p; s|^--- a/\([^[:space:]]*\).*|\1|p' "$p" |
+		sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p; s|^--- a/\([^[:space:]]*\).*|\1|p
+			s|^diff --git a/\([^[:space:]]*\) b/\([^[:space:]]*\)$|\1\n\2|p' "$p" |
 		sort -u | while IFS= read -r f; do
 			[[ -f $tree/$f ]] || continue
 			cp -p "$tree/$f" "$tree/$f.mmubench-unlink"
@@ -188,13 +232,13 @@ apply_patches() {
 			# Newer than every object copied from the original build.
 			touch "$tree/$f"
 		done
-		patch -d "$tree" -p1 --batch --forward --no-backup-if-mismatch -s <"$p" >&2 ||
-			die "patch ${p#"$repo"/} does not apply to linux-source-$base (see $tree)"
+		apply_one "$p" ||
+			die "patch ${p#"$repo"/} does not apply to $src_desc (see $tree)"
 	done
 }
 
 build_original() {
-	tree=$trees/original-$arch
+	tree=$orig_trees/original-$arch
 	local key; key=$(key_of original)
 	if [[ -f $tree/build/$image && $(cat "$tree/build/.mmubench-key" 2>/dev/null) == "$key" ]]; then
 		note "cache hit: $tree/build/$image"
@@ -225,7 +269,7 @@ seed() {
 	# cache was built elsewhere and moved here (then grep -F below would
 	# find nothing, and objtool would rebuild with the whole kernel).
 	from=$(grep -rhoIE --exclude=build.log \
-		"/[^[:space:]:\"'=]*/trees/$base/original-$arch/" "$1/tools" |
+		"/[^[:space:]:\"'=]*/trees/${orig_trees#"$cache/trees/"}/original-$arch/" "$1/tools" |
 		sort | uniq -c | sort -rn | awk 'NR == 1 { print $2 }') || true
 	from=${from%/}
 	[[ $from ]] || from=${1%/build}
@@ -259,13 +303,22 @@ build_series() {
 }
 
 t_all=$EPOCHREALTIME
+mkdir -p "$cache"
 exec 9>"$cache/.lock-$arch"
 if ! flock -n 9; then
 	note "waiting for another build of $arch ($cache/.lock-$arch)"
 	timed "wait for lock" flock 9
 fi
 # Shared by both arches: its own short lock, taken under the arch lock.
-kernel_source timed unpack
+if [[ $ksrc ]]; then
+	user_source
+else
+	debian_series
+	kernel_source timed unpack
+fi
+fragments=("$here/$arch.config")
+[[ ! -f $here/$base/$arch.config ]] || fragments+=("$here/$base/$arch.config")
+mkdir -p "$orig_trees" "$trees"
 build_original
 [[ $series == original ]] || build_series
 note "$(printf '%-22s %7.1f s' "$base/$arch/$series total" "$(echo "$EPOCHREALTIME - $t_all" | bc)")"
