@@ -6,6 +6,8 @@
 # leave the same files.  Sourced; the caller sets prog, repo, arch,
 # host_arch, base, series, repeat, and die() (MESSAGE [STATUS]).
 # shellcheck disable=SC2154,SC2034 # those globals, set before use
+# shellcheck source=kernel/user-source.sh
+source "$here/kernel/user-source.sh"	# kernel_src_kind
 
 declare -A took=()
 order=()
@@ -27,6 +29,60 @@ ab_check_series() { # NAME
 	local pdir=${MMUBENCH_PATCHES:-$repo/patches}/$base
 	[[ $1 == original || -d $pdir/$1 ]] ||
 		die "--series $1: no such series for base $base (a folder of $pdir, or original for A/A)" 2
+}
+
+# --kernel-src SRC --sides NAME=WHAT,...: the user's own kernel
+# (ci/kernel/build.sh --kernel-src), side NAME built from WHAT.  For a
+# git tree WHAT is a ref, resolved to its commit here, once, before any
+# build; every side is built on the first side's commit as the diff
+# from it.  For a tarball WHAT is a folder of *.patch or an mbox, or
+# nothing (or "none") for the tarball as it is.  The first side is A.
+# Sets ksrc (absolute), ksrc_kind, side_names and side_what.
+ksrc='' ksrc_kind=''
+side_names=()
+declare -A side_what=()
+ab_check_kernel_src() { # SRC SPEC
+	local items item n w
+	command -v git >/dev/null || die "--kernel-src: missing git: apt-get install git" 2
+	[[ -e $1 ]] || die "--kernel-src $1: no such git tree or tarball" 2
+	ksrc=$(realpath "$1")
+	ksrc_kind=$(kernel_src_kind "$ksrc" 2>&1) || die "$ksrc_kind" 2
+	[[ $2 ]] || die "--kernel-src needs --sides NAME=WHAT,NAME=WHAT (a ref each for a git tree; patches or nothing for a tarball)" 2
+	IFS=, read -ra items <<<"$2"
+	((${#items[@]} >= 2 && ${#items[@]} <= 8)) ||
+		die "--sides $2: 2 to 8 sides, NAME=WHAT joined by commas" 2
+	for item in "${items[@]}"; do
+		[[ $item == *=* ]] || die "--sides: '$item' is not NAME=WHAT" 2
+		n=${item%%=*} w=${item#*=}
+		[[ $n =~ ^[A-Za-z0-9._-]{1,48}$ ]] ||
+			die "--sides: side name '$n': letters, digits, . _ - (48 at most: the kernel's release holds it)" 2
+		[[ -z ${side_what[$n]+x} ]] || die "--sides $2: $n is named twice" 2
+		if [[ $ksrc_kind == git ]]; then
+			w=$(git -C "$ksrc" rev-parse -q --verify "${w:-@@}^{commit}") ||
+				die "--sides $item: not a commit of $ksrc (a git tree's side is a ref)" 2
+		elif [[ -z $w || $w == none ]]; then
+			w=''
+		else
+			[[ -d $w || -f $w ]] ||
+				die "--sides $item: neither a folder of *.patch nor an mbox (nothing, or none, for the tarball as it is)" 2
+			w=$(realpath "$w")
+		fi
+		# "original" is what every kernel's release calls the unchanged
+		# source: a side with changes may not take it.
+		[[ $n != original ]] || [[ $ksrc_kind == git && ${#side_names[@]} == 0 ]] ||
+			[[ $ksrc_kind == tarball && -z $w ]] ||
+			die "--sides $item: original names the unchanged source (the first side of a git tree, or a tarball without patches)" 2
+		side_names+=("$n")
+		side_what[$n]=$w
+	done
+}
+
+# The sides and their sources, for the experiment's folder.
+ab_sides_txt() {
+	local n
+	for n in "${side_names[@]}"; do
+		printf '%s\t%s\n' "$n" "${side_what[$n]:-(the tarball as it is)}"
+	done
 }
 
 # The scenario's own options that only the A/B script may set.
@@ -77,27 +133,52 @@ ab_harness() {
 	[[ -r $guest ]] || die "--guest $guest: cannot read it"
 }
 
-# ab_kernel SERIES: ci/kernel/build.sh, its log in DIR/build-SERIES.log;
-# the image's path in kernel_image[SERIES].
+# ab_build_args SIDE: ci/kernel/build.sh's options for the side's kernel,
+# in build_args.
+ab_build_args() {
+	if [[ -z $ksrc ]]; then
+		build_args=(--base "$base" --series "$1")
+	elif [[ $ksrc_kind == git ]]; then
+		build_args=(--kernel-src "$ksrc" --name "$1" --ref "${side_what[$1]}"
+			--onto "${side_what[${side_names[0]}]}")
+	else
+		build_args=(--kernel-src "$ksrc" --name "$1"
+			${side_what[$1]:+--patches "${side_what[$1]}"})
+	fi
+}
+
+# ab_kernel SIDE: ci/kernel/build.sh, its log in DIR/build-SIDE.log; the
+# image's path in kernel_image[SIDE].  With --kernel-src, base is set
+# from the kernel built (its release).
 declare -A kernel_image=()
 ab_kernel() {
-	local log=$out/build-$1.log
-	echo "$prog: kernel $1 ($base, $arch): ci/kernel/build.sh, log in $log" >&2
-	clock "kernel $1" "$repo/ci/kernel/build.sh" --base "$base" --arch "$arch" --series "$1" \
+	local log=$out/build-$1.log release
+	ab_build_args "$1"
+	echo "$prog: kernel $1 (${ksrc:-$base}, $arch): ci/kernel/build.sh, log in $log" >&2
+	clock "kernel $1" "$repo/ci/kernel/build.sh" --arch "$arch" "${build_args[@]}" \
 		>"$log" 2>&1 ||
 		{ tail -n 20 "$log" >&2; die "kernel $1 did not build; see $log"; }
 	kernel_image[$1]=$(tail -n1 "$log")
+	[[ $ksrc ]] || return 0
+	release=$(cat "${kernel_image[$1]%/arch/*}/include/config/kernel.release") ||
+		die "kernel $1: no include/config/kernel.release beside ${kernel_image[$1]}"
+	base=$(echo "$release" | cut -d. -f1,2)
 }
 
-# ab_sides: from series (NAME or NAME,NAME,...) the sides A B C ... and
-# their kernels, names=(original NAME ...): side A is always the original.
+# ab_sides: the sides A B C ... and their kernels: names=(original
+# NAME ...) from series (NAME or NAME,NAME,...), side A the original;
+# with --kernel-src, the names of --sides in their order.
 ab_sides() {
 	local letters=ABCDEFGH s list
 	IFS=, read -ra list <<<"$series"
 	sides=(A) names=(original)
+	if [[ $ksrc ]]; then
+		names=("${side_names[@]}")
+		list=("${side_names[@]:1}")
+	fi
 	for s in "${list[@]}"; do
 		sides+=("${letters:${#sides[@]}:1}")
-		names+=("$s")
+		[[ $ksrc ]] || names+=("$s")
 	done
 	nsides=${#sides[@]}
 }

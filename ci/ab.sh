@@ -8,7 +8,8 @@
 # With --series NAME1,NAME2,... (up to 7) the sides are A B C ..., each
 # series one kernel, alternating A B C A B C, compared in one table.
 #
-#   ci/ab.sh --series NAME[,NAME...] [--arch A] [--repeat R] [--cpu MODEL]
+#   ci/ab.sh --series NAME[,NAME...] | --kernel-src SRC --sides NAME=WHAT,NAME=WHAT...
+#            [--arch A] [--repeat R] [--cpu MODEL]
 #            [--append KARGS] [--mem SIZE] [--smp N] [--out DIR] [--timeout SEC]
 #            [--clock host|icount[:SHIFT]]
 #            [--runs] [--kernel 6.1|6.12] [--mmubench BIN] [--guest FILE]
@@ -29,6 +30,13 @@
 #   time.txt                        where the time went
 #   runs/SIDE-I.log.failed          a run redone once (ci/retry.sh)
 # --series original is an A/A run: the noise floor of the setup.
+#
+# --kernel-src SRC is the user's own kernel instead of a base and
+# patches/: a git tree, each side a ref (--sides base=v6.12,mine=HEAD),
+# or a source tarball, each side a folder of *.patch or an mbox, or
+# nothing for the tarball as it is (--sides original=,v2=v2.mbox).  The
+# first side is A and every other is built on it, incrementally
+# (ci/kernel/build.sh --kernel-src); sides.txt says what each side was.
 set -euo pipefail
 
 prog=ci/ab.sh
@@ -43,7 +51,7 @@ repo=$(cd "$here/.." && pwd)
 host_arch=$(uname -m | sed -e 's/aarch64/arm64/')
 arch=$host_arch series='' repeat=5 out='' bin='' guest='' clock=host smp=''
 kernel_base 6.1
-run_opts=() dashdash=0
+run_opts=() dashdash=0 ksrc_arg='' sides_arg='' kernel_given=0
 
 die() { echo "$prog: error: $1" >&2; exit "${2:-1}"; }
 usage() { # [STATUS]: 0 for --help (stdout), 2 for bad usage (stderr)
@@ -62,9 +70,10 @@ while (($#)); do
 	# The first word that is not an option is the scenario.
 	[[ $1 == -* ]] || break
 	case $1 in
-	--series|--arch|--repeat|--cpu|--append|--mem|--smp|--out|--timeout|--mmubench|--guest|--kernel|--clock)
+	--series|--arch|--repeat|--cpu|--append|--mem|--smp|--out|--timeout|--mmubench|--guest|--kernel|--clock|--kernel-src|--sides)
 		(($# >= 2)) || die "$1 needs a value" 2 ;;&
-	--kernel) kernel_base "$2" 2>/dev/null ||
+	--kernel) kernel_given=1
+		kernel_base "$2" 2>/dev/null ||
 		die "--kernel $2: the base kernel, one of: ${kernel_bases[*]} (Debian's linux-source-BASE)" 2 ;;
 	--smp) [[ $2 =~ ^[1-9][0-9]?$ ]] || die "--smp $2: the nested kernel's CPUs for the scenario, 1..99" 2
 		smp=$2 ;;&
@@ -72,6 +81,8 @@ while (($#)); do
 		die "--clock $2: accepted: host, icount, icount:SHIFT (SHIFT 0..10)" 2
 		clock=$2 ;;&
 	--series) series=$2 ;;
+	--kernel-src) ksrc_arg=$2 ;;
+	--sides) sides_arg=$2 ;;
 	--arch) arch=$2 ;;
 	--repeat) repeat=$2 ;;
 	--cpu|--append|--mem|--smp|--timeout|--clock) run_opts+=("$1" "$2") ;;
@@ -84,12 +95,19 @@ while (($#)); do
 	esac
 	shift 2
 done
-[[ $series ]] || die "--series NAME is required (a folder of patches/BASE, or original for A/A)" 2
-[[ $series =~ ^[A-Za-z0-9._-]+(,[A-Za-z0-9._-]+)*$ ]] ||
-	die "--series $series: not a series name, nor names joined by commas" 2
-IFS=, read -ra series_list <<<"$series"
-((${#series_list[@]} <= 7)) ||
-	die "--series $series: at most 7 series (8 kernels with the original)" 2
+if [[ $ksrc_arg ]]; then
+	[[ -z $series ]] || die "--series and --kernel-src: one of them (the sides of --kernel-src are --sides)" 2
+	((!kernel_given)) || die "--kernel and --kernel-src: one of them (the base of --kernel-src is its own version)" 2
+elif [[ $sides_arg ]]; then
+	die "--sides: only with --kernel-src (Debian's bases take --series)" 2
+else
+	[[ $series ]] || die "--series NAME is required (a folder of patches/BASE, or original for A/A), or --kernel-src SRC --sides ..." 2
+	[[ $series =~ ^[A-Za-z0-9._-]+(,[A-Za-z0-9._-]+)*$ ]] ||
+		die "--series $series: not a series name, nor names joined by commas" 2
+	IFS=, read -ra series_list <<<"$series"
+	((${#series_list[@]} <= 7)) ||
+		die "--series $series: at most 7 series (8 kernels with the original)" 2
+fi
 [[ $clock == host || $arch != x86_64 || -z $smp || $smp == 1 ]] ||
 	die "--smp $smp: with --clock $clock the x86_64 L1 has one CPU (ci/nested/run.sh)" 2
 [[ $repeat =~ ^[1-9][0-9]*$ ]] || die "--repeat $repeat: expected a number >= 1" 2
@@ -113,17 +131,29 @@ fi
 ab_check_scenario "$@"
 scenario=("$@")
 # Every name before any kernel builds or boots.
-declare -A seen=()
-for s in "${series_list[@]}"; do
+if [[ $ksrc_arg ]]; then
+	ab_check_kernel_src "$ksrc_arg" "$sides_arg"
+	series_list=("${side_names[@]:1}")
+	series=$(IFS=,; echo "${side_names[*]}")
+else
+	declare -A seen=()
+	for s in "${series_list[@]}"; do
 	[[ -z ${seen[$s]+x} ]] || die "--series $series: $s is named twice" 2
 	seen[$s]=1
 	ab_check_series "$s"
-done
+	done
+fi
 ab_sides
 : "${out:=./ab-${series//,/+}-$(date +%Y%m%d-%H%M%S)}"
 ab_out "$out"
-printf '%q ' "$0" --kernel "$base" --series "$series" --arch "$arch" --repeat "$repeat" \
-	"${run_opts[@]}" -- "$@" >"$out/command.txt"
+if [[ $ksrc ]]; then
+	printf '%q ' "$0" --kernel-src "$ksrc" --sides "$sides_arg" --arch "$arch" --repeat "$repeat" \
+		"${run_opts[@]}" -- "$@" >"$out/command.txt"
+	ab_sides_txt >"$out/sides.txt"
+else
+	printf '%q ' "$0" --kernel "$base" --series "$series" --arch "$arch" --repeat "$repeat" \
+		"${run_opts[@]}" -- "$@" >"$out/command.txt"
+fi
 echo >>"$out/command.txt"
 
 # The kernels under test are the point: never the machine's own /dev/kvm.
@@ -132,10 +162,14 @@ t_all=$EPOCHREALTIME
 
 ab_harness
 
-ab_kernel original
-for s in "${series_list[@]}"; do
-	[[ $s == original ]] || ab_kernel "$s"
-done
+if [[ $ksrc ]]; then
+	for s in "${side_names[@]}"; do ab_kernel "$s"; done
+else
+	ab_kernel original
+	for s in "${series_list[@]}"; do
+		[[ $s == original ]] || ab_kernel "$s"
+	done
+fi
 
 # On a terminal (stdout and stderr both), the line mmubench's runs show
 # (host/util/progress.h): which run boots, how many are done, the time
@@ -191,8 +225,8 @@ one_run() { # SIDE INDEX
 	for try in 1 2; do
 		rc=0
 		progress "$side" "$i" "$name"
-		clock "runs $side" "$repo/ci/kvm-exec.sh" --arch "$arch" --base "$base" \
-			--series "$name" "${run_opts[@]}" "$bin" "$guest" \
+		clock "runs $side" "$repo/ci/kvm-exec.sh" --arch "$arch" \
+			--kernel "${kernel_image[$name]}" "${run_opts[@]}" "$bin" "$guest" \
 			"${scenario[@]}" --json "$out/runs/$side-$i.json" >"$log" 2>&1 || rc=$?
 		progress_erase
 		((rc)) || [[ ! -s $out/runs/$side-$i.json ]] || break

@@ -13,11 +13,13 @@
 #   ci/kexec-ab.sh --format-results DEV [--slot-mib M]
 #   ci/kexec-ab.sh --install-unit
 #   ci/kexec-ab.sh [--kernel 6.1|6.12] --series NAME --results DEV --yes-kexec-this-machine
+#                  | --kernel-src SRC --sides A=WHAT,B=WHAT --results DEV --yes-kexec-this-machine
 #                  [--repeat R] [--append KARGS] [--back kexec|reboot]
 #                  [--out DIR] [--runs] [--mmubench BIN] [--guest FILE]
 #                  -- SCENARIO OPTIONS...
 #   ci/kexec-ab.sh --resume [JOB_DIR] --yes-kexec-this-machine
-#   ci/kexec-ab.sh --nested [--kernel 6.1|6.12] --series NAME [--repeat R] [--append KARGS]
+#   ci/kexec-ab.sh --nested [--kernel 6.1|6.12] --series NAME | --kernel-src SRC --sides A=WHAT,B=WHAT
+#                  [--repeat R] [--append KARGS]
 #                  [--mem SIZE] [--timeout SEC] [-v] [--out DIR] [--runs]
 #                  [--mmubench BIN] [--guest FILE] -- SCENARIO OPTIONS...
 #
@@ -27,6 +29,9 @@
 # and DEV is refused if it holds a filesystem or partition table.
 # --install-unit installs and enables ci/kexec/mmubench-kexec-ab.service,
 # which runs "--resume" at boot while a job is in progress.
+# --kernel-src SRC --sides A=WHAT,B=WHAT: the user's own kernel at two
+# refs of a git tree, or a tarball and its patches, as ci/ab.sh takes
+# them (two sides here), instead of --series.
 # --series ... --results DEV starts a job on this machine (as root): the
 # kernels and the harness are built, then the machine kexecs into the
 # first step's kernel.  Nothing kexecs without --yes-kexec-this-machine.
@@ -64,7 +69,9 @@ state_file=/var/lib/mmubench/kexec-ab.job
 unit=mmubench-kexec-ab.service
 mode='' series='' repeat=5 out='' bin='' guest='' results='' back='' dev=''
 slot_mib=4 yes=0 mem=2G timeout='' verbose='' job='' collect=''
-kargs=()
+kargs=() ksrc_arg='' sides_arg='' kernel_given=0
+# The kernels of sides A and B: original and the series, or --sides'.
+name_a=original name_b=''
 
 die() { echo "$prog: error: $1" >&2; exit "${2:-1}"; }
 say() { echo "$prog: $*" >&2; }
@@ -82,11 +89,14 @@ set_mode() {
 
 while (($#)); do
 	case $1 in
-	--kernel|--series|--repeat|--append|--back|--out|--mmubench|--guest|--results|--slot-mib|--mem|--timeout|--format-results)
+	--kernel|--series|--repeat|--append|--back|--out|--mmubench|--guest|--results|--slot-mib|--mem|--timeout|--format-results|--kernel-src|--sides)
 		(($# >= 2)) || die "$1 needs a value" 2 ;;&
-	--kernel) kernel_base "$2" 2>/dev/null ||
+	--kernel) kernel_given=1
+		kernel_base "$2" 2>/dev/null ||
 		die "--kernel $2: the base kernel, one of: ${kernel_bases[*]} (Debian's linux-source-BASE)" 2 ;;
 	--series) series=$2 ;;
+	--kernel-src) ksrc_arg=$2 ;;
+	--sides) sides_arg=$2 ;;
 	--repeat) repeat=$2 ;;
 	--append) kargs+=("$2") ;;
 	--back) back=$2 ;;
@@ -161,7 +171,7 @@ install_unit() {
 
 side_of() { (($1 % 2)) && echo A || echo B; }
 index_of() { echo $((($1 + 1) / 2)); }
-kernel_of() { [[ $(side_of "$1") == A ]] && echo original || echo "$series"; }
+kernel_of() { [[ $(side_of "$1") == A ]] && echo "$name_a" || echo "$name_b"; }
 
 # The step kernel's command line: this kernel's console and panic words,
 # ours, the user's, and the step.
@@ -301,10 +311,28 @@ finish() {
 # ---- checks of a new job ------------------------------------------------
 
 check_job_args() {
-	[[ $series ]] || die "--series NAME is required (a folder of patches/BASE, or original for A/A)" 2
-	[[ $series =~ ^[A-Za-z0-9._-]+$ && ${#series} -le 48 ]] ||
-		die "--series $series: not a series name (letters, digits, . _ -; 48 at most)" 2
-	ab_check_series "$series"
+	if [[ $ksrc_arg ]]; then
+		[[ -z $series ]] || die "--series and --kernel-src: one of them (the sides of --kernel-src are --sides)" 2
+		((!kernel_given)) || die "--kernel and --kernel-src: one of them (the base of --kernel-src is its own version)" 2
+		ab_check_kernel_src "$ksrc_arg" "$sides_arg"
+		((${#side_names[@]} == 2)) ||
+			die "--sides $sides_arg: two sides, A and B, for a kexec A/B" 2
+		name_a=${side_names[0]} name_b=${side_names[1]}
+		series=$name_a+$name_b
+	else
+		[[ -z $sides_arg ]] || die "--sides: only with --kernel-src (Debian's bases take --series)" 2
+		[[ $series ]] || die "--series NAME is required (a folder of patches/BASE, or original for A/A), or --kernel-src SRC --sides ..." 2
+		[[ $series =~ ^[A-Za-z0-9._-]+$ && ${#series} -le 48 ]] ||
+			die "--series $series: not a series name (letters, digits, . _ -; 48 at most)" 2
+		ab_check_series "$series"
+		name_b=$series
+	fi
+	# How command.txt names the kernels.
+	if [[ $ksrc ]]; then
+		source_args=(--kernel-src "$ksrc" --sides "$sides_arg")
+	else
+		source_args=(--kernel "$base" --series "$series")
+	fi
 	[[ $repeat =~ ^[1-9][0-9]*$ ]] || die "--repeat $repeat: expected a number >= 1" 2
 	(($# > 0)) || die "no scenario after --: e.g. -- zap --zap same4 -v 2 -b 32m" 2
 	ab_check_scenario "$@"
@@ -317,15 +345,23 @@ check_job_args() {
 write_job() { # SCENARIO...
 	local a
 	mkdir -p "$job/back"
-	cp "${kernel_image[original]}" "$job/kernel-A"
-	cp "${kernel_image[$series]}" "$job/kernel-B"
+	cp "${kernel_image[$name_a]}" "$job/kernel-A"
+	cp "${kernel_image[$name_b]}" "$job/kernel-B"
 	# For step.sh (busybox sh): the scenario's words, single-quoted.
 	for a in "$@"; do printf "'%s' " "${a//\'/\'\\\'\'}"; done >"$job/scenario"
 	echo 'exec sh /root/ci/kexec/step.sh --back' >"$job/then"
 	t_start=$EPOCHREALTIME
 	declare -p job_id base series repeat results collect initrd kargs compare_opts \
+		name_a name_b ksrc ksrc_kind side_names side_what \
 		out arch bin guest tool t_start >"$job/job.conf"
 	declare -p took order >"$job/took.sh"
+}
+
+# Both kernels built; with --kernel-src the base is theirs (ab_kernel).
+job_kernels() {
+	ab_kernel "$name_a"
+	[[ $name_b == "$name_a" ]] || ab_kernel "$name_b"
+	[[ -z $ksrc ]] || ab_sides_txt >"$out/sides.txt"
 }
 
 # The job's paths outlive this directory (--resume after a boot).
@@ -349,13 +385,12 @@ nested() {
 	: "${out:=./kexec-ab-$series-$(date +%Y%m%d-%H%M%S)}"
 	ab_out "$out"
 	job=$out/job
-	printf '%q ' "$0" --nested --kernel "$base" --series "$series" --repeat "$repeat" -- "$@" >"$out/command.txt"
+	printf '%q ' "$0" --nested "${source_args[@]}" --repeat "$repeat" -- "$@" >"$out/command.txt"
 	echo >>"$out/command.txt"
 	export MMUBENCH_KVM=nested
 	ab_harness
 	absolute
-	ab_kernel original
-	[[ $series == original ]] || ab_kernel "$series"
+	job_kernels
 
 	job_id=$(new_job_id) results=/dev/vda collect=outside initrd=''
 	write_job "$@"
@@ -377,6 +412,7 @@ exec bash /root/ci/kexec-ab.sh --resume /root/job --yes-kexec-this-machine'
 		--file "$repo/ci/kexec-ab.sh:/root/ci/kexec-ab.sh" \
 		--file "$repo/ci/ab-common.sh:/root/ci/ab-common.sh" \
 		--file "$repo/ci/kernel/source.sh:/root/ci/kernel/source.sh" \
+		--file "$repo/ci/kernel/user-source.sh:/root/ci/kernel/user-source.sh" \
 		--file "$repo/ci/kexec:/root/ci/kexec" \
 		--file "$job:/root/job" --file "$job/then:/then" \
 		-- sh -c "$disp" >"$out/l1.log" 2>&1 || rc=$?
@@ -457,13 +493,12 @@ esac
 : "${out:=./kexec-ab-$series-$(date +%Y%m%d-%H%M%S)}"
 ab_out "$out"
 job=$out/job
-printf '%q ' "$0" --series "$series" --results "$results" --repeat "$repeat" \
+printf '%q ' "$0" "${source_args[@]}" --results "$results" --repeat "$repeat" \
 	-- "$@" >"$out/command.txt"
 echo >>"$out/command.txt"
 ab_harness
 absolute
-ab_kernel original
-[[ $series == original ]] || ab_kernel "$series"
+job_kernels
 
 job_id=$(new_job_id) collect=here initrd=$job/initrd.cpio.gz
 dev=$results

@@ -7,7 +7,8 @@
 # written on this side, atomically, in both cases.
 #
 #   ci/kvm-exec.sh [--arch A] [--smp N] [--mem SIZE] [--cpu MODEL]
-#                  [--append KARGS] [--timeout SEC] [--base B] [--series NAME] [--clock C]
+#                  [--append KARGS] [--timeout SEC] [--base B] [--series NAME | --kernel IMAGE]
+#                  [--clock C]
 #                  [--sh SCRIPT [--file FILE]...] MMUBENCH GUEST [SCENARIO OPTIONS...]
 #
 # With --sh, SCRIPT (POSIX sh) runs instead, with a shell function
@@ -39,7 +40,7 @@ while (($#)); do
 	case $1 in
 	-h|--help) usage 0 ;;
 	--arch) arch=${2:?--arch needs a value}; shift 2 ;;
-	--smp|--mem|--cpu|--append|--timeout|--base|--series|--clock)
+	--smp|--mem|--cpu|--append|--timeout|--base|--series|--kernel|--clock)
 		nested+=("$1" "${2:?$1 needs a value}"); shift 2 ;;
 	--sh) script=${2:?--sh needs a script}; shift 2 ;;
 	--file) extra+=("${2:?--file needs a value}"); shift 2 ;;
@@ -83,9 +84,9 @@ if [[ $mode == direct && " ${nested[*]} " =~ \ --clock\ (icount[^ ]*)\  ]]; then
 	die "--clock ${BASH_REMATCH[1]}: the nested kernel's clock, and this run is on this machine's /dev/kvm (MMUBENCH_KVM=nested runs it nested)"
 fi
 
-# Nor is a base or series this machine's kernel: say so rather than run
+# Nor is a base, series or image this machine's kernel: say so rather than run
 # on whatever kernel this machine has.
-if [[ $mode == direct && " ${nested[*]} " =~ \ --(base|series)\ ([^ ]*)\  ]]; then
+if [[ $mode == direct && " ${nested[*]} " =~ \ --(base|series|kernel)\ ([^ ]*)\  ]]; then
 	die "--${BASH_REMATCH[1]} ${BASH_REMATCH[2]}: names a nested kernel, and this run is on this machine's /dev/kvm (MMUBENCH_KVM=nested runs it nested)"
 fi
 

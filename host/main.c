@@ -40,9 +40,10 @@ static const struct command {
 } commands[] = {
 	{ "compare", "A.json B.json [C.json ...]: per metric medians, B/A "
 	  "(C/A ...), t-test and Mann-Whitney at 95 %", cmd_compare },
-	{ "ab", "--series NAME[,NAME...] [--repeat R] -- SCENARIO ...: "
-	  "original vs patched kernels, nested boots A B A B (A B C ...), "
-	  "then compare (ci/ab.sh)", cmd_ab },
+	{ "ab", "--series NAME[,NAME...] | --kernel-src SRC --sides A=REF,B=REF "
+	  "[--repeat R] -- SCENARIO ...: original vs patched kernels (or "
+	  "your tree's), nested boots A B A B (A B C ...), then compare "
+	  "(ci/ab.sh)", cmd_ab },
 	{ "merge", "OUT.json IN.json...: the runs of several documents in one",
 	  cmd_merge },
 	{ "migrate-receive", "--listen PORT: the destination of migrate --to",

@@ -75,6 +75,24 @@ require_series() {
 		fail "the ${3:-6.1} ${2:-$ARCH} kernel of series $1 is not built (test/kernels.bats failed?)"
 }
 
+# kernel_repo DIR SERIES: a git tree of Debian's 6.12 source (its first
+# commit) and patches/6.12/SERIES (its second), committed from the index
+# only: the work tree is a hard-linked copy of the cache's pristine
+# source and is never written.  The --kernel-src tests' user tree.
+kernel_repo() {
+	local src=$CACHE/kernel/src/linux-6.12 p
+	local id=(-c user.name=mmubench -c user.email=mmubench@invalid)
+	[[ -f $src/Makefile ]] || fail "no unpacked 6.12 source at $src (test/kernels.bats unpacks it)"
+	cp -al "$src" "$1"
+	git -C "$1" init -q
+	git -C "$1" -c core.looseCompression=0 add -A -f
+	git -C "$1" "${id[@]}" commit -q -m "linux-source-6.12"
+	for p in "$ROOT/patches/6.12/$2"/*.patch; do
+		git -C "$1" apply --cached "$p"
+	done
+	git -C "$1" "${id[@]}" commit -q -m "$2, ported to 6.12"
+}
+
 # ---- running mmubench on KVM -----------------------------------------
 #
 # mmub [--nested] [--arch A] [--base B] [--series S] [--append KARGS] [--mem SIZE]

@@ -22,7 +22,7 @@ bad() { # EXPECTED ARGS...
 }
 
 @test "kexec-ab: bad input is one line, exit 2, before anything is built or kexec'd" {
-	bad "--series NAME is required (a folder of patches/BASE, or original for A/A)" \
+	bad "--series NAME is required (a folder of patches/BASE, or original for A/A), or --kernel-src SRC --sides ..." \
 		--results /dev/null -- zap
 	bad "--series nope: no such series for base 6.1 (a folder of $ROOT/patches/6.1, or original for A/A)" \
 		--series nope -- zap
@@ -41,6 +41,15 @@ bad() { # EXPECTED ARGS...
 	bad "--results x: not with --nested (its disk is made here)" \
 		--nested --results x --series original -- zap
 	bad "--resume kexecs this machine: add --yes-kexec-this-machine" --resume /nonexistent
+	local repo=$BATS_TEST_TMPDIR/tiny
+	git init -q "$repo"
+	git -C "$repo" -c user.name=t -c user.email=t@invalid commit -q --allow-empty -m tiny
+	bad "--sides a=HEAD,b=HEAD,c=HEAD: two sides, A and B, for a kexec A/B" \
+		--nested --kernel-src "$repo" --sides a=HEAD,b=HEAD,c=HEAD -- zap
+	bad "--sides: only with --kernel-src (Debian's bases take --series)" \
+		--nested --sides a=HEAD,b=HEAD -- zap
+	bad "--series and --kernel-src: one of them (the sides of --kernel-src are --sides)" \
+		--nested --kernel-src "$repo" --sides a=HEAD,b=HEAD --series x -- zap
 }
 
 @test "kexec-ab: no kexec of this machine without --yes-kexec-this-machine" {
@@ -156,4 +165,26 @@ bad() { # EXPECTED ARGS...
 	assert_line --regexp "^ci/kexec-ab.sh: error: step 1 \\(A 1/1, kernel original\\): mmubench exited 2$"
 	assert_line "$K: error: L1 failed (exit 1); see $out/l1.log"
 	assert_not_exist "$out/runs/A-1.json"
+}
+
+# The user's own kernel: a git tree's two commits (test/helpers.bash,
+# kernel_repo), A and B by kexec, each step's kernel the commit's own.
+@test "kexec-ab --nested --kernel-src: a git tree at two commits, each kexec'd and reporting itself" {
+	[[ $ARCH == x86_64 ]] || skip "--nested is x86_64 only (the arm64 L1 has no disk driver)"
+	require_series original x86_64 6.12
+	local repo=$BATS_TEST_TMPDIR/linux out=$BATS_TEST_TMPDIR/kx
+	kernel_repo "$repo" "$SERIES"
+	run "$ROOT/$K" --nested --kernel-src "$repo" --sides original=HEAD~1,v2=HEAD --repeat 1 \
+		--out "$out" --mmubench "$MMUBENCH" --guest "$GUEST" -- zap --zap same4 -v 1 -b 16m
+	sed -n '/^where the time went/,$p' <<<"$output" | sed 's/^/# /' >&3
+	assert_success
+	assert_file_contains "$out/runs/A-1.identity" '^release 6\.12\.[0-9]*-mmub-original$'
+	assert_file_contains "$out/runs/B-1.identity" '^release 6\.12\.[0-9]*-mmub-v2$'
+	assert_json "$out/runs/B-1.json" '.env | .kernel_base == "6.12" and .kernel_series == "v2"'
+	assert_json "$out/compare.json" '[.sides[].label] == ["original@6.12", "v2@6.12"]'
+	run cat "$out/sides.txt"
+	assert_output "original	$(git -C "$repo" rev-parse HEAD~1)
+v2	$(git -C "$repo" rev-parse HEAD)"
+	run grep -c -- "--nested --kernel-src $repo --sides" "$out/command.txt"
+	assert_output 1
 }
