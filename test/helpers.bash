@@ -214,6 +214,31 @@ json_stat() { # FILE PHASE vm|vcpu NAME
 		--arg p "$2" --arg k "$3_stats" --arg n "$4"
 }
 
+# result_lines TAG: the lines a --sh script printed for run TAG (ONE_SH).
+result_lines() {
+	awk -v t="RESULT $1 " 'index($0, t) == 1 { on = 1; next }
+		/^RESULT / { on = 0 } on' <<<"$output"
+}
+
+# assert_drop_caught TAG H NAMED ONLY: run TAG of a --sh script (ONE_SH)
+# failed on its --debug-drop-dirty H, and named exactly the page it
+# dropped.  NAMED is an extended regex of the line that names it, ONLY a
+# fixed string saying it alone was lost; in both, GFN stands for the
+# dropped page's gfn.  The harvest layer says how it dropped the page:
+# a bitmap bit in the bitmap modes, a ring entry in the ring modes.
+assert_drop_caught() {
+	local out gfn how="a bit of KVM_GET_DIRTY_LOG's bitmap"
+	assert_line "RESULT $1 rc=1"
+	out=$(result_lines "$1")
+	[[ $1 != ring* ]] || how="a ring entry, reset unread"
+	gfn=$(grep -oE "dropped slot 1 gfn 0x[0-9a-f]+ from harvest $2 on purpose \($how\)" <<<"$out" |
+		grep -oE '0x[0-9a-f]+') || fail "$1: no drop in harvest $2: $out"
+	grep -qE "${3//GFN/$gfn}" <<<"$out" ||
+		fail "$1: the dropped page ($gfn) was not named: $out"
+	grep -qF -- "${4//GFN/$gfn}" <<<"$out" ||
+		fail "$1: not exactly the dropped page ($gfn) lost: $out"
+}
+
 # result_json TAG: the document a --sh script printed as "JSON TAG {...}".
 # Every script prints such lines only for a run that exited 0.
 result_json() {

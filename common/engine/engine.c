@@ -10,20 +10,20 @@
 void engine_init(struct engine *e, struct mmub_boot_info *bi, u32 cpu)
 {
 	const struct mmub_workload *wl = &bi->wl;
-	u64 per = mmub_align_down(bi->test_size / bi->nr_vcpus, wl->stride);
-	u64 n = per / wl->stride;
+	u64 per = mmub_slice_size(bi->test_size, bi->nr_vcpus, wl->stride);
 
 	e->bi = bi;
 	e->cpu = cpu;
 	e->mb = (struct mmub_mailbox *)bi->mailbox_gpa + cpu;
 	e->slice = bi->test_gpa + cpu * per;
 	e->slice_size = per;
-	e->nr_selected = n * wl->fraction_ppm / MMUB_FRACTION_ONE;
-	if (!e->nr_selected && n && wl->fraction_ppm)
-		e->nr_selected = 1;
+	e->nr_selected = mmub_nr_selected(per, wl->stride, wl->fraction_ppm);
 	e->rng = (wl->seed + 1) * 0x9e3779b97f4a7c15ULL ^ (cpu + 1);
 	e->heartbeat = 0;
 	e->stop_seen = false;
+	e->sent_epoch = ~0ULL;
+	for (u32 a = 0; a <= MMUB_SENTINEL_AHEAD; a++)
+		e->skip[a] = (struct mmub_sentinels){ 0, 0 };
 }
 
 static u64 xorshift64(u64 *s)
@@ -63,32 +63,6 @@ static u64 perm_next(struct perm *p)
 		p->x = (p->x * 0x5851f42d4c957f2dULL + p->c) & p->mask;
 	while (p->x >= p->n);
 	return p->x;
-}
-
-static bool in_ranges(const struct mmub_workload *wl, u64 off)
-{
-	u32 i;
-
-	for (i = 0; i < wl->nr_ranges; i++)
-		if (off - wl->ranges[i].offset < wl->ranges[i].length)
-			return true;
-	return false;
-}
-
-/*
- * Between batches: publish progress, then adopt the host's epoch.  The
- * release store of epoch_seen orders every earlier write before it, so
- * once the host sees epoch_seen >= E no write with an older epoch is
- * still in flight.
- */
-static u64 batch_boundary(struct engine *e, u64 generation)
-{
-	struct mmub_mailbox *mb = e->mb;
-	u64 epoch = mmub_load_acquire(&mb->epoch);
-
-	mmub_store_relaxed(&mb->heartbeat, ++e->heartbeat);
-	mmub_store_release(&mb->epoch_seen, epoch);
-	return MMUB_STAMP(generation, epoch, e->cpu);
 }
 
 /*
@@ -138,6 +112,66 @@ static u64 write_then_exchange(u64 addr, u64 stamp)
 }
 
 /*
+ * MMUB_WL_SENTINEL (sentinel.h): on adopting a new epoch, write that
+ * window's sentinels once, each as the loop would, before epoch_seen
+ * says that every write with an older epoch is done.  The loop skips
+ * them until the next epoch.
+ */
+static void write_sentinels(struct engine *e, u64 epoch, u64 stamp,
+			    u64 generation, struct mmub_pass *rec)
+{
+	const struct mmub_workload *wl = &e->bi->wl;
+	u64 i, addr;
+
+	e->sent_epoch = epoch;
+	for (u32 a = 0; a <= MMUB_SENTINEL_AHEAD; a++)
+		e->skip[a] = mmub_sentinels_of(e->nr_selected, epoch + a);
+	for (i = e->skip[0].first; i < e->skip[0].first + e->skip[0].n; i++) {
+		addr = e->slice + i * wl->stride;
+		if (wl->nr_ranges &&
+		    !mmub_wl_in_ranges(wl, addr - e->bi->test_gpa))
+			continue;
+		if (wl->flags & MMUB_WL_CHECK)
+			check_old(e, rec, addr,
+				  write_then_exchange(addr, stamp), generation);
+		else
+			*(volatile u64 *)addr = stamp;
+		rec->accesses++;
+		rec->writes++;
+	}
+}
+
+/*
+ * Between batches: publish progress, then adopt the host's epoch.  The
+ * release store of epoch_seen orders every earlier write before it, so
+ * once the host sees epoch_seen >= E no write with an older epoch is
+ * still in flight.  @rec: the pass's record (NULL: no sentinels).
+ */
+/* Does the loop leave stride @idx alone (MMUB_WL_SENTINEL)? */
+static bool skipped(const struct engine *e, u64 idx)
+{
+	for (u32 a = 0; a <= MMUB_SENTINEL_AHEAD; a++)
+		if (idx - e->skip[a].first < e->skip[a].n)
+			return true;
+	return false;
+}
+
+static u64 batch_boundary(struct engine *e, u64 generation,
+			  struct mmub_pass *rec)
+{
+	struct mmub_mailbox *mb = e->mb;
+	u64 epoch = mmub_load_acquire(&mb->epoch);
+	u64 stamp = MMUB_STAMP(generation, epoch, e->cpu);
+
+	mmub_store_relaxed(&mb->heartbeat, ++e->heartbeat);
+	if (rec && (e->bi->wl.flags & MMUB_WL_SENTINEL) &&
+	    epoch != e->sent_epoch)
+		write_sentinels(e, epoch, stamp, generation, rec);
+	mmub_store_release(&mb->epoch_seen, epoch);
+	return stamp;
+}
+
+/*
  * The execute workload's access: write only where the instruction is
  * missing (first visit, or refaulted as zeros after an invalidation), so
  * later passes are pure instruction fetches.  Counts as a write if it
@@ -157,10 +191,12 @@ bool engine_pass(struct engine *e, u64 generation, bool loop,
 	const struct mmub_workload *wl = &e->bi->wl;
 	bool latency = wl->flags & MMUB_WL_LATENCY;
 	bool exec = mmub_wl_executes(wl);
+	/* Only a loop has windows: a single pass writes each stride once. */
+	bool sentinels = loop && (wl->flags & MMUB_WL_SENTINEL);
+	struct mmub_pass *srec = sentinels ? rec : NULL;
 	/* Compare 32 random bits with this instead of a division per access. */
 	u64 wthresh = ((u64)wl->write_pct << 32) / 100;
-	u64 stamp = batch_boundary(e, generation);
-	u64 i, idx, addr, t0, writes = 0, done = 0;
+	u64 stamp, i, idx, addr, t0, writes = 0, done = 0;
 	struct mmub_mailbox *mb = e->mb;
 	bool complete = true, w;
 	struct perm perm;
@@ -168,11 +204,15 @@ bool engine_pass(struct engine *e, u64 generation, bool loop,
 	perm_init(&perm, e->nr_selected, wl->seed + generation);
 	*rec = (struct mmub_pass){ 0 };
 	rec->generation = generation;
+	stamp = batch_boundary(e, generation, srec);
 	rec->clk_start = arch_clock();
 	for (i = 0; i < e->nr_selected; i++) {
 		idx = (wl->flags & MMUB_WL_RANDOM) ? perm_next(&perm) : i;
 		addr = e->slice + idx * wl->stride;
-		if (wl->nr_ranges && !in_ranges(wl, addr - e->bi->test_gpa))
+		if (wl->nr_ranges &&
+		    !mmub_wl_in_ranges(wl, addr - e->bi->test_gpa))
+			continue;
+		if (sentinels && skipped(e, idx))
 			continue;
 		w = wl->write_pct == 100 ||
 		    (wl->write_pct && (xorshift64(&e->rng) >> 32) < wthresh);
@@ -190,7 +230,7 @@ bool engine_pass(struct engine *e, u64 generation, bool loop,
 			mmub_hist_add(&mb->lat, arch_clock() - t0);
 		writes += w;
 		if ((++done % MMUB_BATCH) == 0) {
-			stamp = batch_boundary(e, generation);
+			stamp = batch_boundary(e, generation, srec);
 			if (loop && mmub_load_acquire(&mb->stop)) {
 				complete = false;
 				break;
@@ -198,10 +238,10 @@ bool engine_pass(struct engine *e, u64 generation, bool loop,
 		}
 	}
 	rec->clk_end = arch_clock();
-	rec->accesses = done;
-	rec->writes = writes;
-	mmub_store_relaxed(&mb->accesses, mb->accesses + done);
-	batch_boundary(e, generation);
+	rec->accesses += done;
+	rec->writes += writes;
+	mmub_store_relaxed(&mb->accesses, mb->accesses + rec->accesses);
+	batch_boundary(e, generation, srec);
 	return complete;
 }
 
@@ -213,7 +253,7 @@ bool engine_pass(struct engine *e, u64 generation, bool loop,
  */
 static void engine_fill(struct engine *e, u64 generation)
 {
-	u64 stamp = batch_boundary(e, generation), off;
+	u64 stamp = batch_boundary(e, generation, NULL), off;
 
 	for (off = 0; off < e->slice_size; off += MMUB_SZ_4K)
 		*(volatile u64 *)(e->slice + off) = stamp;
@@ -222,7 +262,7 @@ static void engine_fill(struct engine *e, u64 generation)
 		.accesses = e->slice_size / MMUB_SZ_4K,
 		.writes = e->slice_size / MMUB_SZ_4K,
 	};
-	batch_boundary(e, generation);
+	batch_boundary(e, generation, NULL);
 }
 
 static void run_loop(struct engine *e, u64 generation)

@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <linux/kvm.h>
 #include "util/util.h"
+#include "util/bitmap.h"
 #include "kernel/dirty_log.h"
 
 const char *const dlog_mode_names[DLOG_NR] = {
@@ -109,6 +110,7 @@ void dlog_init(struct dlog *d, const struct dlog_vm *v, enum dlog_mode mode,
 		die("out of memory for dirty bitmaps");
 	d->drop_at = -1;
 	d->dropped = -1;
+	d->drop_want = NULL;
 	pthread_mutex_init(&d->lock, NULL);
 	if (mode == DLOG_CLEAR)
 		enable_manual(v->fd, mode, KVM_DIRTY_LOG_MANUAL_PROTECT_ENABLE);
@@ -160,6 +162,13 @@ static bool drop_armed(const struct dlog *d)
 	       d->harvests >= (u64)d->drop_at;
 }
 
+/* May slot @slot's page @page be the one dropped? */
+static bool drop_wanted(const struct dlog *d, u32 slot, u64 page)
+{
+	return !d->drop_want ||
+	       bitmap_test(d->drop_want, (u64)slot * d->slot_pages + page);
+}
+
 static void dropped(struct dlog *d, u32 slot, u64 page, const char *how)
 {
 	const struct kvm_userspace_memory_region *r = &d->v.slots[slot];
@@ -172,17 +181,24 @@ static void dropped(struct dlog *d, u32 slot, u64 page, const char *how)
 		(unsigned long long)d->harvests, how);
 }
 
-/* Lose the slot's first reported page, as a bug in merging it would. */
+/*
+ * Lose the slot's first reported page (of d->drop_want, if set), as a
+ * bug in merging it would.
+ */
 static void drop_from_bitmap(struct dlog *d, u32 slot)
 {
 	for (u64 w = 0; w * 64 < d->slot_pages; w++) {
-		u64 bits = d->slot_bmap[w], page;
+		u64 bits = d->slot_bmap[w], page = 0;
 
+		for (; bits; bits &= bits - 1) {
+			page = w * 64 + (u64)__builtin_ctzll(bits);
+			if (page >= d->slot_pages)
+				return;
+			if (drop_wanted(d, slot, page))
+				break;
+		}
 		if (!bits)
 			continue;
-		page = w * 64 + (u64)__builtin_ctzll(bits);
-		if (page >= d->slot_pages)
-			return;
 		d->slot_bmap[w] &= ~(1ULL << (page % 64));
 		dropped(d, slot, page, "a bit of KVM_GET_DIRTY_LOG's bitmap");
 		return;
@@ -284,7 +300,8 @@ static u64 harvest_rings(struct dlog *d)
 			slot = (e->slot & 0xffff) - d->v.slots[0].slot;
 			if (slot >= d->v.nr_slots || e->offset >= d->slot_pages)
 				;
-			else if (drop_armed(d))
+			else if (drop_armed(d) &&
+				 drop_wanted(d, slot, e->offset))
 				dropped(d, slot, e->offset,
 					"a ring entry, reset unread");
 			else

@@ -69,6 +69,11 @@ struct dlog {
 	u64 harvests;		/* dlog_harvest() calls so far */
 	s64 dropped;		/* test page dropped, or -1 */
 	u32 dropped_harvest;
+	/*
+	 * If set, only a page of this bitmap (test pages) is dropped: the
+	 * oracle's sentinels, written once, whose loss no later write hides.
+	 */
+	const u64 *drop_want;
 	/* ms spent in the last harvest, per kind of call */
 	double get_ms, clear_ms, ring_ms, reset_ms, kick_ms;
 	/* user-space time of the last harvest spent outside the ioctls */
@@ -100,7 +105,8 @@ double dlog_enable(struct dlog *d, bool on);
  * Debug: lose one page that KVM reports in harvest @harvest (0 is the
  * first after enabling), or in the first later one that reports any, as
  * a harvest-layer bug would: a bit of KVM_GET_DIRTY_LOG's bitmap, or a
- * ring entry reset unread.  d->dropped says which page, once done.
+ * ring entry reset unread.  With d->drop_want, only a page of it (the
+ * first reported).  d->dropped says which page, once done.
  */
 void dlog_debug_drop(struct dlog *d, u64 harvest);
 /* Collect into d->dirty (ORed); returns the pages newly reported. */

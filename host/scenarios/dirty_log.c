@@ -144,6 +144,8 @@ static void validate(struct common *c)
 		    c->iterations, o.rounds, o.rounds + c->iterations + 2);
 	if (o.table && o.verify)
 		die("--table enable: measures enabling only; drop --verify");
+	if (o.verify)
+		oracle_shape(&c->vm);
 	if (o.table_modes.n && !o.table)
 		die("--table-modes: only with --table enable");
 	if (o.eager.n > 1 && !o.table)
@@ -404,22 +406,6 @@ static json_t *run_json(const struct dl_run *r, u32 n)
 	return j;
 }
 
-/* --debug-drop-dirty must fail the run: not dropping, or not catching. */
-static bool drop_unseen(const struct dl_run *r)
-{
-	if (r->d.dropped < 0) {
-		err_msg("--debug-drop-dirty %lld: no harvest from it on "
-			"reported a page, so none was dropped", (long long)o.drop);
-		return true;
-	}
-	if (!r->o.missed) {
-		err_msg("--debug-drop-dirty: the oracle did not catch the page "
-			"dropped from harvest %u (rewritten before its check?)",
-			r->d.dropped_harvest);
-		return true;
-	}
-	return false;
-}
 
 static int once(struct vm *vm, struct run *run, u32 index, void *arg)
 {
@@ -435,7 +421,7 @@ static int once(struct vm *vm, struct run *run, u32 index, void *arg)
 	if (o.drop >= 0)
 		dlog_debug_drop(&r.d, (u64)o.drop);
 	ret = dirty_log_once(vm, run, &r, c->iterations);
-	if (o.drop >= 0 && drop_unseen(&r))
+	if (o.drop >= 0 && oracle_drop_unseen(&r.o, &r.d, o.drop))
 		ret = -1;
 	if (!ret) {
 		print_run(vm, &r, c->iterations);

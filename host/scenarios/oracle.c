@@ -17,10 +17,13 @@ static u64 page_word(const struct vm *vm, u64 page)
 /* Publish a new epoch and wait until every running vCPU writes with it. */
 static int next_epoch(struct oracle *o, struct vm *vm)
 {
-	o->epoch++;
-	for (u32 i = 0; i < vm->p.nr_vcpus; i++)
-		mmub_store_release(&vm->vcpus[i].mb->epoch, o->epoch);
-	return vm_wait_epoch(vm, o->epoch);
+	return vm_set_epoch(vm, ++o->epoch);
+}
+
+void oracle_shape(struct vm_params *p)
+{
+	if (p->wl.write_pct && !mmub_wl_executes(&p->wl))
+		p->wl.flags |= MMUB_WL_SENTINEL;
 }
 
 void oracle_init(struct oracle *o, struct vm *vm, struct dlog *d,
@@ -37,11 +40,12 @@ void oracle_init(struct oracle *o, struct vm *vm, struct dlog *d,
 	o->pending = calloc(words, 8);
 	o->dirty = calloc(words, 8);
 	o->suspect = calloc(words, 8);
-	if (!o->prev || !o->pending || !o->dirty || !o->suspect)
+	o->sent = calloc(words, 8);
+	if (!o->prev || !o->pending || !o->dirty || !o->suspect || !o->sent)
 		die("out of memory for the oracle");
+	o->wl = &vm->p.wl;
 	/* An earlier run in this VM left its epochs in the mailboxes. */
-	for (u32 i = 0; i < vm->p.nr_vcpus; i++)
-		o->epoch = mmub_max(o->epoch, vm->vcpus[i].mb->epoch);
+	o->epoch = vm_epoch(vm);
 	for (u64 p = 0; p < o->pages; p++)
 		o->prev[p] = page_word(vm, p);
 	/* Nothing read now can have raced a harvest. */
@@ -72,6 +76,29 @@ static void missed(struct oracle *o, const struct vm *vm, u64 page,
 	vm_test_page_where(vm, page, where, sizeof(where));
 	err_msg("dirty-log oracle: %s changed but was not reported dirty "
 		"(%s, round %llu)", where, why, (unsigned long long)o->rounds);
+}
+
+/*
+ * A sentinel of this round: if it holds this epoch's stamp, its vCPU
+ * wrote it once, before the harvest, and the harvest must report it.
+ * (A vCPU that was idle did not write it: an older stamp.)  Returns
+ * whether it was missed.
+ */
+static bool check_sentinel(struct oracle *o, const struct vm *vm, u64 p,
+			   u64 cur, bool dirty)
+{
+	char why[96];
+
+	if (!cur || MMUB_STAMP_EPOCH(cur) != (o->epoch & 0xffffffffU))
+		return false;
+	o->sentinels++;
+	if (dirty)
+		return false;
+	snprintf(why, sizeof(why), "written once in window %llu, a "
+		 "sentinel, which no later write refreshes",
+		 (unsigned long long)o->epoch);
+	missed(o, vm, p, why);
+	return true;
 }
 
 /* A page whose content changed since the last look. */
@@ -143,7 +170,10 @@ static u64 check(struct oracle *o, const struct vm *vm)
 				missed(o, vm, p, "written late in the previous "
 				       "round, not in this harvest either");
 		}
-		if (cur != o->prev[p])
+		if (bitmap_test(o->sent, p) &&
+		    check_sentinel(o, vm, p, cur, dirty))
+			;	/* missed, named: nothing more to judge */
+		else if (cur != o->prev[p])
 			check_changed(o, vm, p, cur, dirty);
 		else if (dirty && !was_pending)
 			false_pos += check_unchanged(o, p, cur);
@@ -168,7 +198,12 @@ u64 oracle_round(struct oracle *o, struct vm *vm)
 
 	if (next_epoch(o, vm))
 		die("dirty-log oracle: the guest stopped");
+	/* What each vCPU wrote once on adopting it; --debug-drop-dirty's. */
+	vm_sentinels(vm, o->epoch, o->sent);
+	if (o->wl->flags & MMUB_WL_SENTINEL)
+		o->d->drop_want = o->sent;
 	dlog_harvest(o->d);
+	o->d->drop_want = NULL;
 	dlog_take(o->d, o->dirty);
 	lost = check(o, vm);
 	o->last_epoch = o->epoch;
@@ -180,6 +215,7 @@ const struct field oracle_fields[] = {
 	FIELD_AS("harvests", struct oracle, rounds, FIELD_U64, 0, 0),
 	FIELD(struct oracle, changed, FIELD_U64, 0, 0),
 	FIELD(struct oracle, missed, FIELD_U64, 0, 0),
+	FIELD(struct oracle, sentinels, FIELD_U64, 0, 0),
 	FIELD(struct oracle, before_live, FIELD_U64, 0, 0),
 	FIELD(struct oracle, raced, FIELD_U64, 0, 0),
 	FIELD(struct oracle, in_flight, FIELD_U64, 0, 0),
@@ -207,6 +243,10 @@ void oracle_print(const struct oracle *v)
 	       (unsigned long long)v->false_pos_max,
 	       (unsigned long long)v->raced, (unsigned long long)v->in_flight,
 	       (unsigned long long)v->before_live);
+	if (v->wl->flags & MMUB_WL_SENTINEL)
+		printf("  verify: %llu sentinels checked (pages written once "
+		       "in their window, each required in its harvest)\n",
+		       (unsigned long long)v->sentinels);
 	if (v->zeroes)
 		printf("  verify: %llu pages read as zero after an "
 		       "invalidation (no write, no report needed); %llu reported "
@@ -221,4 +261,25 @@ void oracle_free(struct oracle *o)
 	free(o->pending);
 	free(o->dirty);
 	free(o->suspect);
+	free(o->sent);
+}
+
+bool oracle_drop_unseen(const struct oracle *o, const struct dlog *d,
+			s64 drop)
+{
+	if (d->dropped < 0) {
+		err_msg("--debug-drop-dirty %lld: no harvest from it on "
+			"reported a page%s, so none was dropped",
+			(long long)drop,
+			o->wl->flags & MMUB_WL_SENTINEL ?
+			" that its window's vCPUs wrote once" : "");
+		return true;
+	}
+	if (!o->missed) {
+		err_msg("--debug-drop-dirty: the oracle did not catch the page "
+			"dropped from harvest %u (rewritten before its check?)",
+			d->dropped_harvest);
+		return true;
+	}
+	return false;
 }

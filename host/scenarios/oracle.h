@@ -33,6 +33,14 @@
  * count is exact when each written page has its stamp in its first word
  * (a 4K stride).
  *
+ * Pages written once (sentinels, mmubench/sentinel.h): with
+ * MMUB_WL_SENTINEL each vCPU writes one chunk of its strides once when it
+ * adopts an epoch and leaves them alone while it lasts.  Written before
+ * epoch_seen, they must be in that round's harvest: not "this or the
+ * next", for a later write cannot refresh them.  A kernel that loses one
+ * report and logs the page's next write hides the loss on a rewritten
+ * page; on a sentinel it is a miss, named with its window.
+ *
  * What it cannot see: a page reported in a harvest and written again
  * between that harvest and the read of its content shows the newer value
  * already, so the newer write is not required in the next harvest.  Any
@@ -57,6 +65,9 @@ struct oracle {
 	bool zeroes;		/* a page may be invalidated: reads as 0 */
 	bool writing;		/* the vCPUs write during the harvests */
 	u64 *suspect;		/* reported unchanged while they wrote */
+	u64 *sent;		/* this round's sentinels (MMUB_WL_SENTINEL) */
+	const struct mmub_workload *wl;
+	u64 sentinels;		/* checked: written once in their window */
 	u64 rounds;
 	u64 missed;
 	u64 reported;
@@ -78,6 +89,11 @@ struct oracle {
  */
 void oracle_init(struct oracle *o, struct vm *vm, struct dlog *d,
 		 bool zeroes);
+/*
+ * The workload with write-once pages when it writes at all (@p: the VM's
+ * parameters, before it boots): what --verify runs.
+ */
+void oracle_shape(struct vm_params *p);
 /* The vCPUs keep writing from now on (@on), or are idle. */
 void oracle_writing(struct oracle *o, bool on);
 /* Right after logging went live; the vCPUs may be writing. */
@@ -87,6 +103,12 @@ u64 oracle_round(struct oracle *o, struct vm *vm);
 /* The two "  verify:" lines of a run's report, and its JSON fields. */
 void oracle_print(const struct oracle *o);
 extern const struct field oracle_fields[];
+/*
+ * --debug-drop-dirty @drop must fail the run: true (said why) if no page
+ * was dropped, or if the oracle did not catch the one that was.
+ */
+bool oracle_drop_unseen(const struct oracle *o, const struct dlog *d,
+			s64 drop);
 void oracle_free(struct oracle *o);
 
 #endif

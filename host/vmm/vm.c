@@ -14,9 +14,11 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <linux/kvm.h>
+#include <mmubench/engine.h>
 #include <mmubench/pgtable.h>
 #include "kernel/eager_split.h"
 #include "util/util.h"
+#include "util/bitmap.h"
 #include "vmm/vmm.h"
 
 void *vm_gpa_to_hva(struct vm *vm, u64 gpa)
@@ -464,6 +466,43 @@ int vm_wait_epoch(struct vm *vm, u64 epoch)
 		if (!behind)
 			return 0;
 		usleep(20);
+	}
+}
+
+int vm_set_epoch(struct vm *vm, u64 epoch)
+{
+	for (u32 i = 0; i < vm->p.nr_vcpus; i++)
+		mmub_store_release(&vm->vcpus[i].mb->epoch, epoch);
+	return vm_wait_epoch(vm, epoch);
+}
+
+u64 vm_epoch(const struct vm *vm)
+{
+	u64 e = 0;
+
+	for (u32 i = 0; i < vm->p.nr_vcpus; i++)
+		e = mmub_max(e, vm->vcpus[i].mb->epoch);
+	return e;
+}
+
+void vm_sentinels(const struct vm *vm, u64 epoch, u64 *map)
+{
+	const struct mmub_workload *wl = &vm->p.wl;
+	u64 slice = mmub_slice_size(vm->test.size, vm->p.nr_vcpus,
+				    wl->stride);
+	u64 nr = mmub_nr_selected(slice, wl->stride, wl->fraction_ppm), off;
+	struct mmub_sentinels s = mmub_sentinels_of(nr, epoch);
+
+	memset(map, 0, (vm->test.size / MMUB_SZ_4K / 64 + 1) * 8);
+	if (!(wl->flags & MMUB_WL_SENTINEL))
+		return;
+	for (u32 v = 0; v < vm->p.nr_vcpus; v++) {
+		for (u64 i = s.first; i < s.first + s.n; i++) {
+			off = v * slice + i * wl->stride;
+			if (wl->nr_ranges && !mmub_wl_in_ranges(wl, off))
+				continue;
+			bitmap_assign(map, off / MMUB_SZ_4K, true);
+		}
 	}
 }
 

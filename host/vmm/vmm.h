@@ -180,6 +180,15 @@ void vm_destroy(struct vm *vm);
 void *vm_gpa_to_hva(struct vm *vm, u64 gpa);
 /* Wait until every running vCPU has adopted @epoch (or is idle). */
 int vm_wait_epoch(struct vm *vm, u64 epoch);
+/* Publish @epoch to every vCPU and wait until the running ones adopted it. */
+int vm_set_epoch(struct vm *vm, u64 epoch);
+/* The newest epoch in the mailboxes (an earlier run may have left one). */
+u64 vm_epoch(const struct vm *vm);
+/*
+ * @map (a bit per 4K test page, cleared here): the pages each vCPU writes
+ * once when it adopts @epoch, with MMUB_WL_SENTINEL (mmubench/sentinel.h).
+ */
+void vm_sentinels(const struct vm *vm, u64 epoch, u64 *map);
 /* -1 (after reporting why) if a vCPU has stopped for good. */
 int vm_check(struct vm *vm);
 /* "slot N gfn 0x..." of 4K test page @page: where KVM knows it. */

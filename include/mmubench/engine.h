@@ -8,6 +8,7 @@
 #define MMUBENCH_ENGINE_H
 
 #include <mmubench/boot.h>
+#include <mmubench/sentinel.h>
 
 struct engine {
 	struct mmub_boot_info *bi;
@@ -19,7 +20,27 @@ struct engine {
 	u64 rng;
 	u64 heartbeat;
 	bool stop_seen;
+	u64 sent_epoch;		/* MMUB_WL_SENTINEL: the window of skip[0] */
+	/* that window's sentinels, and the next windows' chunks */
+	struct mmub_sentinels skip[MMUB_SENTINEL_AHEAD + 1];
 };
+
+/*
+ * Each vCPU's share of the test memory and the strides it selects in
+ * it: the guest's engine and the host's oracle compute them alike.
+ */
+static inline u64 mmub_slice_size(u64 test_size, u32 nr_vcpus, u64 stride)
+{
+	return mmub_align_down(test_size / nr_vcpus, stride);
+}
+
+static inline u64 mmub_nr_selected(u64 slice_size, u64 stride,
+				   u32 fraction_ppm)
+{
+	u64 n = slice_size / stride, sel = n * fraction_ppm / MMUB_FRACTION_ONE;
+
+	return !sel && n && fraction_ppm ? 1 : sel;
+}
 
 void engine_init(struct engine *e, struct mmub_boot_info *bi, u32 cpu);
 /* One pass; stops early (returns false) if @loop and the host said stop. */

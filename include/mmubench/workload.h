@@ -35,6 +35,12 @@ enum mmub_action {
  */
 #define MMUB_WL_CHECK		(1U << 2)
 #define MMUB_WL_KEEP		(1U << 3)
+/*
+ * Set aside a chunk of each vCPU's strides per epoch, written once when
+ * the epoch is adopted (mmubench/sentinel.h): the dirty-log oracle's
+ * write-once pages.
+ */
+#define MMUB_WL_SENTINEL	(1U << 4)
 
 #define MMUB_MAX_RANGES		8
 #define MMUB_FRACTION_ONE	1000000U	/* fraction_ppm of "all" */
@@ -59,6 +65,17 @@ struct mmub_workload {
 MMUB_STATIC_ASSERT(sizeof(struct mmub_workload) == 40 + 16 * MMUB_MAX_RANGES);
 
 void mmub_wl_defaults(struct mmub_workload *wl);
+
+/* Is test-memory offset @off in one of the workload's ranges? */
+static inline bool mmub_wl_in_ranges(const struct mmub_workload *wl, u64 off)
+{
+	u32 i;
+
+	for (i = 0; i < wl->nr_ranges; i++)
+		if (off - wl->ranges[i].offset < wl->ranges[i].length)
+			return true;
+	return false;
+}
 
 /* Does the workload run code from the test memory? */
 static inline bool mmub_wl_executes(const struct mmub_workload *wl)
