@@ -9,11 +9,12 @@
 #include "util/util.h"
 #include "util/parse.h"
 #include "scenarios/scenarios.h"
+#include "scenarios/oracle.h"
 #include "scenarios/zap_table.h"
 
 enum {
 	O_ZAP = 512, O_COUNT, O_DURATION, O_PAUSE, O_TABLE, O_DLOG, O_VERIFY,
-	O_CORRUPT,
+	O_CORRUPT, O_DROP,
 };
 
 static const struct opt opts[] = {
@@ -38,10 +39,14 @@ static const struct opt opts[] = {
 	{ "debug-corrupt-refault", O_CORRUPT, no_argument, NULL,
 	  "after the last invalidation, write a word no vCPU wrote into the "
 	  "first page it hit: the guest's check must fail the run, naming it" },
+	{ "debug-drop-dirty", O_DROP, required_argument, "H",
+	  "with --dirty-log --verify: lose one page KVM reports in harvest H "
+	  "(1: after the first invalidation) that a vCPU wrote once in its "
+	  "window: the oracle must fail the run, naming it" },
 	{ NULL },
 };
 
-static struct zap_opts zo = { .count = 200 };
+static struct zap_opts zo = { .count = 200, .drop = -1 };
 static const char *table;
 
 static void parse(int key, const char *arg)
@@ -74,6 +79,10 @@ static void parse(int key, const char *arg)
 	case O_CORRUPT:
 		zo.corrupt = true;
 		break;
+	case O_DROP:
+		zo.drop = (s64)parse_u64("--debug-drop-dirty", arg, 1,
+					  100000001);
+		break;
 	}
 }
 
@@ -89,6 +98,19 @@ static void validate(struct common *c)
 	zap_shape(&c->vm);
 	if (zo.verify && !zo.dlog)
 		die("--verify: needs --dirty-log MODE, whose harvests it checks");
+	if (zo.verify)
+		oracle_shape(&c->vm);
+	if (zo.drop >= 0 && !zo.verify)
+		die("--debug-drop-dirty: needs --dirty-log MODE --verify, whose "
+		    "oracle must catch the dropped page");
+	if (zo.drop > (s64)zo.count + 1 && !zo.duration_s)
+		die("--debug-drop-dirty %lld: past the last harvest (accepted: "
+		    "1..%u, one after each of --zap-count %u invalidations "
+		    "and one at rest)", (long long)zo.drop, zo.count + 1,
+		    zo.count);
+	if (zo.drop >= 0 && table)
+		die("--debug-drop-dirty: not with --table, whose runs must "
+		    "pass");
 	if (zo.corrupt && table)
 		die("--debug-corrupt-refault: not with --table, whose runs "
 		    "must pass");

@@ -9,6 +9,8 @@
 void zap_log_start(struct zap_log *l, struct vm *vm)
 {
 	run_dlog_init(&l->d, vm, l->mode, 0);
+	if (l->drop >= 0)
+		dlog_debug_drop(&l->d, (u64)l->drop);
 	l->taken = calloc(l->d.pages / 64 + 1, 8);
 	if (!l->taken)
 		die("out of memory for the dirty bitmap");

@@ -15,6 +15,7 @@
 struct zap_log {
 	enum dlog_mode mode;	/* DLOG_NONE: no logging */
 	bool verify;
+	s64 drop;		/* --debug-drop-dirty, -1: off */
 	struct dlog d;
 	struct oracle o;
 	u64 *taken;		/* a harvest nobody checks goes here */

@@ -344,7 +344,8 @@ int zap_once(struct vm *vm, struct run *r, u32 index, void *arg)
 {
 	struct zap_ctx *x = arg;
 	struct zap_result *z = &x->z;
-	struct zap_log l = { .mode = x->zo->dlog, .verify = x->zo->verify };
+	struct zap_log l = { .mode = x->zo->dlog, .verify = x->zo->verify,
+			     .drop = x->zo->drop };
 	int ret;
 
 	(void)index;
@@ -370,6 +371,8 @@ int zap_once(struct vm *vm, struct run *r, u32 index, void *arg)
 	}
 	if (l.mode) {
 		zap_log_missed(vm, &l);
+		if (l.drop >= 0 && oracle_drop_unseen(&l.o, &l.d, l.drop))
+			ret = -1;
 		zap_log_free(&l, vm);
 	}
 	if (!ret && x->zo->corrupt)

@@ -19,6 +19,7 @@ struct zap_opts {
 	enum dlog_mode dlog;	/* --dirty-log, DLOG_NONE: off */
 	bool verify;		/* --verify */
 	bool corrupt;		/* --debug-corrupt-refault */
+	s64 drop;		/* --debug-drop-dirty harvest, -1: off */
 };
 
 enum zap_metric {
