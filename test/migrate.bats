@@ -38,6 +38,38 @@ done'
 	assert_output --partial "migrate: 1 of 8192 pages differ at the destination"
 }
 
+# migrate_drop MODES [mmub options]: the last harvest (3: --max-rounds 2
+# stops after harvest 2) loses one page that a vCPU wrote once after its
+# last send and never again (a sentinel of the last window, its earlier
+# writes all sent: migrate/source.c).  The destination must then differ
+# there, and the run fail naming it, in every mode.
+migrate_drop() {
+	local modes=$1 m
+	shift
+	mmub "$@" --sh "$ONE_SH"'
+for m in '"$modes"'; do
+	one $m migrate -v 2 -b 4m --mode $m --max-rounds 2 --downtime-ms 1 --bandwidth 16m --debug-drop-dirty 3
+done
+:'
+	for m in $modes; do
+		assert_drop_caught "$m" 3 \
+			"migrate: slot 1 gfn GFN differs at the destination from byte 0 on \(0x[0-9a-f]+ here, 0x[0-9a-f]+ there; last sent in round [12]\)" \
+			"migrate: 1 of 2048 pages differ at the destination"
+	done
+}
+
+@test "a page written once after its last send, its report lost: the destination differs there, every mode, nested TDP MMU" {
+	require_nested
+	migrate_drop "$MODES" --nested
+}
+
+@test "arm64: a page written once after its last send, its report lost: the destination differs there (6.1; ring on 6.12)" {
+	require_series original arm64 6.1
+	require_series original arm64 6.12
+	migrate_drop "get clear clear-init-set" --arch arm64 --base 6.1
+	migrate_drop ring-acq-rel --arch arm64 --base 6.12
+}
+
 # Seed 000's rows: one migration per page size.  Each row migrates, or
 # says n/a and why (1G: a CPU without it; 2M: THP disabled); none is
 # dropped, and 4K always runs.
@@ -165,6 +197,12 @@ qemu_migrate_checks() { # JSON ARCH
 	run "$MMUBENCH" migrate -b 4m --debug-skip-page 2048
 	assert_equal "$status" 2
 	assert_output "mmubench: --debug-skip-page 2048: the test memory has pages 0..1023"
+	run "$MMUBENCH" migrate --table --debug-drop-dirty 3
+	assert_equal "$status" 2
+	assert_output "mmubench: --debug-drop-dirty: not with --table, whose runs must pass"
+	run "$MMUBENCH" migrate --backend qemu --debug-drop-dirty 3
+	assert_equal "$status" 2
+	assert_output --partial "--backend qemu: not with --debug-drop-dirty"
 	run "$MMUBENCH" migrate --bandwidth fast
 	assert_equal "$status" 2
 	assert_output --partial "--bandwidth fast: bytes per second"

@@ -60,10 +60,34 @@ static int send_round(struct mig *m, u32 round)
 	return send_msg(m, WIRE_ROUND, round, 0) || wire_flush(&m->w);
 }
 
-/* OR a harvest into the pages to send; how many are pending now. */
-static u64 harvest(struct mig *m)
+/*
+ * A new write window for the running vCPUs: each writes its sentinels
+ * (mmubench/sentinel.h) once on adopting it, so that every window has
+ * pages written once, whose lost report no later write hides.  Before
+ * every harvest but the first, and before the vCPUs stop: the last
+ * window's sentinels are written after their last send and never again.
+ */
+static int next_window(struct vm *vm, struct mig *m)
 {
+	if (m->p->idle)
+		return 0;
+	return vm_set_epoch(vm, ++m->epoch);
+}
+
+/* OR a harvest into the pages to send; how many are pending now. */
+static u64 harvest(struct vm *vm, struct mig *m)
+{
+	/*
+	 * --debug-drop-dirty loses one of the window's write-once pages whose
+	 * earlier writes were all sent: nothing else would send it again.
+	 */
+	vm_sentinels(vm, m->epoch, m->once);
+	for (u64 w = 0; w * 64 < m->pages; w++)
+		m->once[w] &= ~m->pending[w];
+	if (!m->p->idle)
+		m->d->drop_want = m->once;
 	dlog_harvest(m->d);
+	m->d->drop_want = NULL;
 	dlog_take(m->d, m->scratch);
 	for (u64 w = 0; w * 64 < m->pages; w++)
 		m->pending[w] |= m->scratch[w];
@@ -94,7 +118,8 @@ static int precopy(struct vm *vm, struct mig *m)
 	u64 n, bytes;
 
 	dlog_enable(m->d, true);
-	harvest(m);
+	m->epoch = vm_epoch(vm);
+	harvest(vm, m);
 	m->first_harvest = bitmap_weight(m->pending, m->pages);
 	if (m->p->mode != DLOG_CLEAR_INIT_SET)
 		memset(m->pending, 0xff, (m->pages + 63) / 64 * 8);
@@ -105,16 +130,18 @@ static int precopy(struct vm *vm, struct mig *m)
 			return -1;
 		rate = (double)(m->w.bytes - bytes) * 1e3 /
 		       mmub_max(now_ms() - t, 1e-3);
-		n = harvest(m);
+		if (next_window(vm, m))
+			return -1;
+		n = harvest(vm, m);
 		progress(m, r, n, rate);
 		if (++r > m->p->max_rounds || converged(m->p, n, rate))
 			break;
 	}
 	progress_detail("stop and copy, round %u", r);
 	m->stop_ms = now_ms();
-	if (!m->p->idle && vm_stop_loop(vm))
+	if (next_window(vm, m) || (!m->p->idle && vm_stop_loop(vm)))
 		return -1;
-	harvest(m);
+	harvest(vm, m);
 	if (send_round(m, r) || send_msg(m, WIRE_DONE, r, 0) ||
 	    wire_flush(&m->w))
 		return -1;
@@ -193,7 +220,8 @@ int mig_source_run(struct vm *vm, struct mig *m)
 	m->pending = calloc(words, 8);
 	m->scratch = calloc(words, 8);
 	m->sent_in = calloc(m->pages, sizeof(u32));
-	if (!m->scratch || !m->pending || !m->sent_in)
+	m->once = calloc(words, 8);
+	if (!m->scratch || !m->pending || !m->sent_in || !m->once)
 		die("out of memory for the migration's bitmaps");
 	m->start_ms = now_ms();
 	ret = precopy(vm, m) || finish(vm, m) ? -1 : 0;
@@ -201,5 +229,6 @@ int mig_source_run(struct vm *vm, struct mig *m)
 	free(m->scratch);
 	free(m->pending);
 	free(m->sent_in);
+	free(m->once);
 	return ret;
 }

@@ -18,6 +18,7 @@ struct mig_params {
 	u32 downtime_ms;
 	u32 max_rounds;
 	s64 skip;		/* a page never sent (debug), or -1 */
+	s64 drop;		/* --debug-drop-dirty harvest, or -1 */
 	bool idle;		/* the vCPUs run no loop */
 };
 
@@ -38,6 +39,8 @@ struct mig {
 	u64 *pending;		/* bitmap: to send */
 	u64 *scratch;		/* bitmap: one harvest */
 	u32 *sent_in;		/* round that last sent each page, 0: none */
+	u64 epoch;		/* the vCPUs' write window, bumped per harvest */
+	u64 *once;		/* bitmap: the window's write-once pages */
 };
 
 /*

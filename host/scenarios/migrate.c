@@ -27,6 +27,7 @@
 #include "util/progress.h"
 #include "results/json.h"
 #include "migrate/source.h"
+#include "scenarios/oracle.h"
 #include "scenarios/page_rows.h"
 #include "scenarios/scenarios.h"
 #include "scenarios/migrate_qemu.h"
@@ -38,7 +39,7 @@
 
 enum {
 	O_MODE = 512, O_BANDWIDTH, O_DOWNTIME, O_MAX_ROUNDS, O_TO, O_SKIP,
-	O_TABLE, O_INVALIDATE, O_IDLE, O_BACKEND,
+	O_TABLE, O_INVALIDATE, O_IDLE, O_BACKEND, O_DROP,
 };
 
 enum invalidate { INV_OFF, INV_NONE, INV_MPROTECT, INV_COLLAPSE };
@@ -76,6 +77,10 @@ static const struct opt opts[] = {
 	  "never send test page P: the check must fail, naming it (with "
 	  "--backend qemu: flip a byte of it at the destination after the "
 	  "migration)" },
+	{ "debug-drop-dirty", O_DROP, required_argument, "H",
+	  "lose one page KVM reports in harvest H (0: the first), one a vCPU "
+	  "wrote once in that window: written after its last send and never "
+	  "again when H is the last, it must differ at the destination" },
 	{ "backend", O_BACKEND, required_argument, "B",
 	  "kvm (mmubench's model) or qemu: QEMU's own migration between two "
 	  "QEMUs (TCG), its figures in the same table" },
@@ -92,7 +97,7 @@ static struct {
 	bool rounds_set;	/* no meaning for QEMU */
 } o = {
 	.mp = { .mode = DLOG_CLEAR_INIT_SET, .downtime_ms = 300,
-		.max_rounds = 30, .skip = -1 },
+		.max_rounds = 30, .skip = -1, .drop = -1 },
 	.to_fd = -1,
 };
 
@@ -139,6 +144,10 @@ static void parse(int key, const char *arg)
 	case O_BACKEND:
 		o.qemu = qemu_parse_backend(arg);
 		break;
+	case O_DROP:
+		o.mp.drop = (s64)parse_u64("--debug-drop-dirty", arg, 0,
+					    1000000);
+		break;
 	}
 }
 
@@ -177,6 +186,7 @@ static void validate_qemu(struct common *c)
 			  o.table ? "--table" :
 			  o.mp.idle ? "--idle" :
 			  o.inv != INV_OFF ? "--invalidate" :
+			  o.mp.drop >= 0 ? "--debug-drop-dirty" :
 			  c->repeat > 1 ? "--repeat" : NULL;
 
 	if (bad)
@@ -197,6 +207,11 @@ static void validate(struct common *c)
 		validate_qemu(c);
 		return;
 	}
+	/* Pages written once per window, which no later write can hide. */
+	if (!o.mp.idle)
+		oracle_shape(&c->vm);
+	if (o.mp.drop >= 0 && o.table)
+		die("--debug-drop-dirty: not with --table, whose runs must pass");
 	if (dlog_is_ring(o.mp.mode)) {
 		c->vm.dirty_ring_bytes = DLOG_RING_DEFAULT;
 		c->vm.dirty_ring_acq_rel = o.mp.mode == DLOG_RING_ACQ_REL;
@@ -238,6 +253,26 @@ static const struct field mig_json_fields[] = {
 	FIELD(struct mig, mismatches, FIELD_U64, 0, 0),
 	{ NULL },
 };
+
+/* --debug-drop-dirty must fail the run: not dropping, or not caught. */
+static bool drop_unseen(const struct dlog *d, const struct mig *m)
+{
+	if (d->dropped < 0) {
+		err_msg("--debug-drop-dirty %lld: no harvest from it on "
+			"reported a page%s, so none was dropped",
+			(long long)o.mp.drop, o.mp.idle ? "" :
+			" that its window's vCPUs wrote once");
+		return true;
+	}
+	if (!m->mismatches) {
+		err_msg("--debug-drop-dirty: the destination has the page "
+			"dropped from harvest %u right (written and sent again "
+			"later: drop from the last harvest)",
+			d->dropped_harvest);
+		return true;
+	}
+	return false;
+}
 
 /* "mmubench migrate-receive --fd 3" on the other end of a socket pair. */
 static int spawn_receiver(pid_t *child)
@@ -388,6 +423,8 @@ static int once(struct vm *vm, struct run *run, u32 index, void *arg)
 	fd = o.to ? o.to_fd : spawn_receiver(&child);
 	wire_init(&m->w, fd, (double)o.mp.bandwidth);
 	run_dlog_init(&d, vm, o.mp.mode, 0);
+	if (o.mp.drop >= 0)
+		dlog_debug_drop(&d, (u64)o.mp.drop);
 	ret = migrate_once(vm, run, m);
 	if (end_receiver(fd, child, !ret))
 		ret = -1;
@@ -405,6 +442,8 @@ static int once(struct vm *vm, struct run *run, u32 index, void *arg)
 			(unsigned long long)m->first_harvest);
 		ret = -1;
 	}
+	if (o.mp.drop >= 0 && drop_unseen(&d, m))
+		ret = -1;
 	if (ret && !m->mismatches)
 		err_msg("migrate: the migration failed before the check");
 	return ret;
