@@ -77,6 +77,19 @@ ab_check_kernel_src() { # SRC SPEC
 	done
 }
 
+# ab_source_opts: the kernels come from --series (and --kernel) or from
+# --kernel-src with --sides, never both; before anything else is checked.
+# Reads the caller's ksrc_arg, sides_arg, series and kernel_given.
+ab_source_opts() {
+	if [[ $ksrc_arg ]]; then
+		[[ -z $series ]] || die "--series and --kernel-src: one of them (the sides of --kernel-src are --sides)" 2
+		((!kernel_given)) || die "--kernel and --kernel-src: one of them (the base of --kernel-src is its own version)" 2
+	else
+		[[ -z $sides_arg ]] || die "--sides: only with --kernel-src (Debian's bases take --series)" 2
+		[[ $series ]] || die "--series NAME is required (a folder of patches/BASE, or original for A/A), or --kernel-src SRC --sides ..." 2
+	fi
+}
+
 # The sides and their sources, for the experiment's folder.
 ab_sides_txt() {
 	local n

@@ -95,13 +95,8 @@ while (($#)); do
 	esac
 	shift 2
 done
-if [[ $ksrc_arg ]]; then
-	[[ -z $series ]] || die "--series and --kernel-src: one of them (the sides of --kernel-src are --sides)" 2
-	((!kernel_given)) || die "--kernel and --kernel-src: one of them (the base of --kernel-src is its own version)" 2
-elif [[ $sides_arg ]]; then
-	die "--sides: only with --kernel-src (Debian's bases take --series)" 2
-else
-	[[ $series ]] || die "--series NAME is required (a folder of patches/BASE, or original for A/A), or --kernel-src SRC --sides ..." 2
+ab_source_opts
+if [[ -z $ksrc_arg ]]; then
 	[[ $series =~ ^[A-Za-z0-9._-]+(,[A-Za-z0-9._-]+)*$ ]] ||
 		die "--series $series: not a series name, nor names joined by commas" 2
 	IFS=, read -ra series_list <<<"$series"

@@ -311,17 +311,14 @@ finish() {
 # ---- checks of a new job ------------------------------------------------
 
 check_job_args() {
+	ab_source_opts
 	if [[ $ksrc_arg ]]; then
-		[[ -z $series ]] || die "--series and --kernel-src: one of them (the sides of --kernel-src are --sides)" 2
-		((!kernel_given)) || die "--kernel and --kernel-src: one of them (the base of --kernel-src is its own version)" 2
 		ab_check_kernel_src "$ksrc_arg" "$sides_arg"
 		((${#side_names[@]} == 2)) ||
 			die "--sides $sides_arg: two sides, A and B, for a kexec A/B" 2
 		name_a=${side_names[0]} name_b=${side_names[1]}
 		series=$name_a+$name_b
 	else
-		[[ -z $sides_arg ]] || die "--sides: only with --kernel-src (Debian's bases take --series)" 2
-		[[ $series ]] || die "--series NAME is required (a folder of patches/BASE, or original for A/A), or --kernel-src SRC --sides ..." 2
 		[[ $series =~ ^[A-Za-z0-9._-]+$ && ${#series} -le 48 ]] ||
 			die "--series $series: not a series name (letters, digits, . _ -; 48 at most)" 2
 		ab_check_series "$series"
