@@ -114,17 +114,24 @@ echo '#include <gelf.h>' | gcc -E -x c - >/dev/null 2>&1 ||
 echo '#include <openssl/opensslv.h>' | gcc -E -x c - >/dev/null 2>&1 ||
 	die "missing OpenSSL headers: apt-get install libssl-dev"
 
+# patch_files DIR: its *.patch, in name order, appended to patches.
+patch_files() {
+	local p
+
+	while IFS= read -r -d '' p; do patches+=("$p"); done < <(
+		find "$1" -maxdepth 1 -name '*.patch' -print0 | LC_ALL=C sort -z)
+}
+
 # Debian's base and a series of patches/BASE: sets src_desc, patches,
 # orig_trees (the original's) and trees (the series').
 debian_series() {
-	local pdir p
+	local pdir
 	src_desc=linux-source-$base
 	patches=()
 	if [[ $series != original ]]; then
 		pdir=${MMUBENCH_PATCHES:-$repo/patches}/$base/$series
 		[[ -d $pdir ]] || die "no series '$series' for base $base: $pdir does not exist"
-		while IFS= read -r -d '' p; do patches+=("$p"); done < <(
-			find "$pdir" -maxdepth 1 -name '*.patch' -print0 | LC_ALL=C sort -z)
+		patch_files "$pdir"
 		((${#patches[@]})) || die "series '$series' has no $pdir/*.patch"
 	fi
 	orig_trees=$cache/trees/$base trees=$cache/trees/$base

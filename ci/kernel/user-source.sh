@@ -92,8 +92,7 @@ debian_same() { # tree VERSION TREE-ID | tarball FILE
 user_patches() { # PATH
 	local p n
 	if [[ -d $1 ]]; then
-		while IFS= read -r -d '' p; do patches+=("$p"); done < <(
-			find "$1" -maxdepth 1 -name '*.patch' -print0 | LC_ALL=C sort -z)
+		patch_files "$1"	# build.sh's
 		((${#patches[@]})) || die "--patches $1: no *.patch in that folder" 2
 	elif [[ -f $1 ]]; then
 		if head -n1 "$1" | grep -q '^From '; then
