@@ -156,6 +156,16 @@ void dlog_debug_drop(struct dlog *d, u64 harvest)
 	d->drop_at = (s64)harvest;
 }
 
+bool dlog_drop_none(const struct dlog *d, s64 drop, bool once)
+{
+	if (d->dropped >= 0)
+		return false;
+	err_msg("--debug-drop-dirty %lld: no harvest from it on reported a "
+		"page%s, so none was dropped", (long long)drop,
+		once ? " that its window's vCPUs wrote once" : "");
+	return true;
+}
+
 static bool drop_armed(const struct dlog *d)
 {
 	return d->drop_at >= 0 && d->dropped < 0 &&

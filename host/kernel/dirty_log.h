@@ -109,6 +109,12 @@ double dlog_enable(struct dlog *d, bool on);
  * first reported).  d->dropped says which page, once done.
  */
 void dlog_debug_drop(struct dlog *d, u64 harvest);
+/*
+ * True, having said so, if --debug-drop-dirty @drop dropped nothing: no
+ * harvest from it on reported a page it could drop (@once: only pages
+ * its window's vCPUs wrote once, d->drop_want, qualified).
+ */
+bool dlog_drop_none(const struct dlog *d, s64 drop, bool once);
 /* Collect into d->dirty (ORed); returns the pages newly reported. */
 u64 dlog_harvest(struct dlog *d);
 /* Move the harvested bitmap into @out (pages bits) and clear it. */

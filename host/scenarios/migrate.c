@@ -257,13 +257,8 @@ static const struct field mig_json_fields[] = {
 /* --debug-drop-dirty must fail the run: not dropping, or not caught. */
 static bool drop_unseen(const struct dlog *d, const struct mig *m)
 {
-	if (d->dropped < 0) {
-		err_msg("--debug-drop-dirty %lld: no harvest from it on "
-			"reported a page%s, so none was dropped",
-			(long long)o.mp.drop, o.mp.idle ? "" :
-			" that its window's vCPUs wrote once");
+	if (dlog_drop_none(d, o.mp.drop, !o.mp.idle))
 		return true;
-	}
 	if (!m->mismatches) {
 		err_msg("--debug-drop-dirty: the destination has the page "
 			"dropped from harvest %u right (written and sent again "

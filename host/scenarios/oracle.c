@@ -267,14 +267,8 @@ void oracle_free(struct oracle *o)
 bool oracle_drop_unseen(const struct oracle *o, const struct dlog *d,
 			s64 drop)
 {
-	if (d->dropped < 0) {
-		err_msg("--debug-drop-dirty %lld: no harvest from it on "
-			"reported a page%s, so none was dropped",
-			(long long)drop,
-			o->wl->flags & MMUB_WL_SENTINEL ?
-			" that its window's vCPUs wrote once" : "");
+	if (dlog_drop_none(d, drop, o->wl->flags & MMUB_WL_SENTINEL))
 		return true;
-	}
 	if (!o->missed) {
 		err_msg("--debug-drop-dirty: the oracle did not catch the page "
 			"dropped from harvest %u (rewritten before its check?)",
