@@ -34,6 +34,7 @@ boot() {
 
 setup_file() {
 	[[ $MMUB_NESTED == 1 && $ARCH == x86_64 ]] || return 0
+	test_kernels >"$BATS_FILE_TMPDIR/test-kernels"
 	export MMUBENCH_PATCHES=$ROOT/test/series
 	local t0=$EPOCHREALTIME
 	"$ROOT/ci/kernel/build.sh" --arch x86_64 --series test-slow-zap \
@@ -43,6 +44,11 @@ setup_file() {
 	boot slow test-slow-zap
 	printf '# three boots and the series build: %.0f s\n' \
 		"$(echo "$EPOCHREALTIME - $t0" | bc)" >&3
+}
+
+teardown_file() {
+	[[ ! -f $BATS_FILE_TMPDIR/test-kernels ]] ||
+		test_kernels_put_back "$(<"$BATS_FILE_TMPDIR/test-kernels")"
 }
 
 # The thresholds of the two night-against-night tests: ci/regressions.conf

@@ -157,6 +157,18 @@ ab_redone() { # DIR
 	sed -n 's/^  \(.*: nested-infra: .*\)$/# retried: ab.sh: \1/p' "$t" >&3
 }
 
+# ---- test-only kernels ---------------------------------------------------
+#
+# The series of test/series (a zap walk made slower on purpose) are built
+# into the kernel cache that the user's own kernels share, because they
+# are incremental on its original.  A file that builds them takes
+# test_kernels in setup_file and calls test_kernels_put_back with it in
+# teardown_file: the trees it added are removed, those that were there
+# before (a user's ci/resolution.sh) stay.  test/run.sh fails a file that
+# leaves a new one.
+# shellcheck source=test/test_kernels.sh
+source "$ROOT/test/test_kernels.sh"
+
 # ---- JSON assertions -----------------------------------------------------
 #
 # Each reads a file, or standard input for "-", and fails on a missing

@@ -67,3 +67,23 @@ stand_in() { # DIR
 	fi
 	assert_equal "$(host_state_diff "$output" "$(host_state)")" ""
 }
+
+@test "test_kernels_put_back: the test-only trees a file added go, those found before and the user's stay" {
+	export MMUBENCH_CACHE=$BATS_TEST_TMPDIR/cache
+	local k=$MMUBENCH_CACHE/kernel before
+	mkdir -p "$k/trees/6.1/original-x86_64" "$k/trees/6.1/v2-x86_64" \
+		"$k/trees/6.1/test-slow-zap-x86_64"
+	before=$(test_kernels)
+	assert_equal "$before" "$k/trees/6.1/test-slow-zap-x86_64"
+	mkdir -p "$k/trees/6.1/test-slow-zap-walk-25-x86_64" \
+		"$k/trees/6.12/test-slow-zap-arm64" "$k/trees/6.1/v3-x86_64"
+	run test_kernels_put_back "$before"
+	assert_success
+	assert_equal "$(cd "$k/trees" && ls -d */* | paste -sd' ')" \
+		"6.1/original-x86_64 6.1/test-slow-zap-x86_64 6.1/v2-x86_64 6.1/v3-x86_64"
+	# Nothing before: every test-only tree goes.
+	run test_kernels_put_back ""
+	assert_success
+	assert_equal "$(test_kernels)" ""
+	assert_dir_exists "$k/trees/6.1/v3-x86_64"
+}

@@ -15,6 +15,7 @@ CURVE=(--grades 25 --repeat 4 --at 2,4 --clock icount:4
 
 setup_file() {
 	[[ $MMUB_NESTED == 1 && $ARCH == x86_64 ]] || return 0
+	test_kernels >"$BATS_FILE_TMPDIR/test-kernels"
 	local t0=$EPOCHREALTIME
 	"$ROOT/ci/resolution.sh" "${CURVE[@]}" --out "$BATS_FILE_TMPDIR/curve" \
 		>"$BATS_FILE_TMPDIR/curve.log" 2>&1 || true
@@ -22,6 +23,11 @@ setup_file() {
 		"$(echo "$EPOCHREALTIME - $t0" | bc)" >&3
 	# ci/ab.sh's redos count as retries (need_curve fails a missing curve).
 	ab_redone "$BATS_FILE_TMPDIR/curve/ab" 2>/dev/null || true
+}
+
+teardown_file() {
+	[[ ! -f $BATS_FILE_TMPDIR/test-kernels ]] ||
+		test_kernels_put_back "$(<"$BATS_FILE_TMPDIR/test-kernels")"
 }
 
 need_curve() {

@@ -15,7 +15,9 @@
 # suite with more than MMUB_MAX_RETRIES announced retries.  So is a file
 # after which a setting of the host's that a test may change (hugetlb
 # pools, kvm parameters, tracing: test/host_state.sh) differs from
-# before it.  JUnit XML for CI engines goes to build/test-results/.
+# before it, or that leaves in the kernel cache a test-only kernel
+# (test/series) it did not find there.  JUnit XML for CI engines goes
+# to build/test-results/.
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -41,6 +43,8 @@ logs=$(mktemp -d "${TMPDIR:-/tmp}/mmub-test.XXXXXX")
 trap 'rm -rf "$logs"' EXIT
 # shellcheck source=test/host_state.sh
 source "$root/test/host_state.sh"
+# shellcheck source=test/test_kernels.sh
+source "$root/test/test_kernels.sh"
 declare -A took
 order=()
 clock() { date +%s.%N; }
@@ -113,6 +117,7 @@ for f in "${files[@]}"; do
 		echo "# host settings compared before and after each file: $(host_state | grep -c .) (test/host_state.sh)"
 	fi
 	host_before=$(host_state)
+	kernels_before=$(test_kernels)
 	t=$(clock)
 	log=$logs/$name.tap
 	mkdir -p "$logs/$name"
@@ -139,6 +144,12 @@ for f in "${files[@]}"; do
 	if [[ $changed ]]; then
 		echo "# $f: left the host changed (counted as one failure):"
 		sed 's/^/#   /' <<<"$changed"
+		fail=$((fail + 1))
+	fi
+	left=$(LC_ALL=C comm -13 <(echo "$kernels_before") <(test_kernels))
+	if [[ $left ]]; then
+		echo "# $f: left test-only kernels in the kernel cache (counted as one failure):"
+		sed 's/^/#   /' <<<"$left"
 		fail=$((fail + 1))
 	fi
 	note_time "$name.bats" "$t"
