@@ -14,7 +14,8 @@
 #                      nights; an empty directory is a store without any
 #   --date D           tonight's start, UTC (default: now): the baseline
 #                      is the newest entry of an earlier date
-#   --thresholds FILE  the table (default ci/regressions.conf)
+#   --thresholds FILE  overrides of the scenarios' thresholds (ci/regress.sh;
+#                      default ci/regressions.conf)
 #   --report FILE      also write the noise floor and the verdicts there
 #   NIGHT_DIR          tonight's results (ci/nightly's --out)
 #
@@ -52,6 +53,9 @@ done
 [[ $date =~ ^[0-9]{8}-[0-9]{6}$ ]] ||
 	usage_die "--date $date: expected YYYYMMDD-HHMMSS (UTC), e.g. $(date -u +%Y%m%d-%H%M%S)"
 [[ -r $table ]] || usage_die "--thresholds $table: cannot read it"
+# The rules regress.sh judges by (a bad override fails here, before
+# anything runs), for the noise floor: SCENARIO METRIC PCT.
+noise_rules=$("$here/regress.sh" --thresholds "$table" --rules | cut -f1,2,4) || exit
 store=$(cd "$store" && pwd)
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/mmub-baseline.XXXXXX")
@@ -102,9 +106,7 @@ noise() {
 		[[ -f $c ]] || continue
 		jq -e '.a.label == .b.label' "$c" >/dev/null || continue
 		name=${c%/compare.json} name=${name##*/}
-		jq -r --arg name "$name" --arg rules "$(grep -v '^[[:space:]]*#' "$table" |
-			awk -F'|' 'NF == 6 { for (i = 2; i <= 5; i++) gsub(/^[ \t]+|[ \t]+$/, "", $i)
-				print $2 "\t" $3 "\t" $5 }')" '
+		jq -r --arg name "$name" --arg rules "$noise_rules" '
 		def r1: (. * 10 | round) / 10;
 		($rules | split("\n") | map(select(length > 0) | split("\t")
 			| {key: (.[0] + "\t" + .[1]), value: .[2]}) | from_entries) as $t

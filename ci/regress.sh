@@ -2,22 +2,27 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Is NEW worse than OLD?  "mmubench compare OLD NEW" (every run one
-# sample), then each row of a metric in the thresholds table is judged:
-# a regression when t and Mann-Whitney both find it significant at 95 %
+# sample), then each row of a metric with a threshold is judged: a
+# regression when t and Mann-Whitney both find it significant at 95 %
 # and its median moved the wrong way by more than the metric's threshold
-# (ci/regressions.conf says how, and holds the table).  A row neither
-# test flags is "no change" only where compare's resolution (the
-# smallest change both would flag 4 times in 5) is within the threshold;
-# where it is wider, the row says "cannot tell".
+# (each scenario declares its metrics, their direction and threshold:
+# "mmubench metrics"; ci/regressions.conf says how, and overrides).  A
+# row neither test flags is "no change" only where compare's resolution
+# (the smallest change both would flag 4 times in 5) is within the
+# threshold; where it is wider, the row says "cannot tell".
 #
 #   ci/regress.sh [--thresholds FILE] [--old-name TEXT] [--new-name TEXT]
 #                 [--out DIR] OLD.json NEW.json
+#   ci/regress.sh [--thresholds FILE] --rules
 #
-#   --thresholds FILE  the table (default ci/regressions.conf)
+#   --thresholds FILE  thresholds that replace the scenarios' own, one row
+#                      a metric (default ci/regressions.conf)
 #   --old-name, --new-name
 #                      what the lines call the two sides (default the
 #                      files), e.g. the store entry and tonight's runs
 #   --out DIR          keep compare.txt and compare.json there
+#   --rules            print the rules instead, one a line:
+#                      SCENARIO<TAB>METRIC<TAB>lower|higher<TAB>PERCENT
 #
 # One line per judged row ("REGRESSION", "worse", "better", "no change",
 # "cannot tell"), then a summary with the count of each of the last two.
@@ -29,7 +34,7 @@ prog=ci/regress.sh
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
 mmubench=${MMUBENCH_BIN:-$repo/build/mmubench}
-table=$here/regressions.conf old_name='' new_name='' out='' files=()
+table=$here/regressions.conf old_name='' new_name='' out='' files=() rules_only=0
 
 usage_die() { echo "$prog: error: $*" >&2; exit 2; }
 die() { echo "$prog: error: $*" >&2; exit 1; }
@@ -41,25 +46,40 @@ while (($#)); do
 	--old-name) old_name=$2; shift 2 ;;
 	--new-name) new_name=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
+	--rules) rules_only=1; shift ;;
 	-h|--help) echo "usage:"; sed -n '/^#   ci\/regress.sh/,/^[^#]/s/^#//p' "$0"; exit 0 ;;
-	-*) usage_die "unknown option '$1' (accepted: --thresholds FILE, --old-name TEXT, --new-name TEXT, --out DIR)" ;;
+	-*) usage_die "unknown option '$1' (accepted: --thresholds FILE, --old-name TEXT, --new-name TEXT, --out DIR, --rules)" ;;
 	*) files+=("$1"); shift ;;
 	esac
 done
-((${#files[@]} == 2)) || usage_die "expected two files, OLD.json NEW.json (got ${#files[@]})"
-for f in "${files[@]}"; do
-	[[ -r $f ]] || usage_die "$f: cannot read it"
-done
+if ((!rules_only)); then
+	((${#files[@]} == 2)) || usage_die "expected two files, OLD.json NEW.json (got ${#files[@]})"
+	for f in "${files[@]}"; do
+		[[ -r $f ]] || usage_die "$f: cannot read it"
+	done
+	: "${old_name:=${files[0]}}" "${new_name:=${files[1]}}"
+fi
 [[ -r $table ]] || usage_die "--thresholds $table: cannot read it"
-: "${old_name:=${files[0]}}" "${new_name:=${files[1]}}"
 [[ -x $mmubench ]] || die "$mmubench: no mmubench binary (run make)"
 command -v jq >/dev/null || die "missing jq: apt-get install jq (ci/deps.sh)"
 
-# thresholds FILE: the table as "SCENARIO<TAB>METRIC<TAB>BETTER<TAB>PCT",
-# or exit 2 naming the first bad line.
-thresholds() {
-	awk -v file="$1" '
+# declared: the scenarios' own metrics ("mmubench metrics"), as
+# "SCENARIO<TAB>METRIC<TAB>BETTER<TAB>PCT", PCT "-" where not judged.
+declared() {
+	"$mmubench" metrics | awk -F'|' 'NR > 1 {
+		for (i = 2; i <= 5; i++)
+			gsub(/^[ \t]+|[ \t]+$/, "", $i)
+		printf "%s\t%s\t%s\t%s\n", $2, $3, $4, $5
+	}'
+}
+
+# overrides FILE: the table as "SCENARIO<TAB>METRIC<TAB>BETTER<TAB>PCT",
+# or exit 2 naming the first bad line (a metric no scenario declares is
+# one: a misspelt override would judge nothing).
+overrides() {
+	awk -v file="$1" -F'\t' '
 	function trim(s) { gsub(/^[ \t]+|[ \t]+$/, "", s); return s }
+	FILENAME == ARGV[1] { known[$1 SUBSEP $2] = 1; next }
 	/^[ \t]*(#|$)/ { next }
 	{
 		n = split($0, f, "|")
@@ -69,22 +89,43 @@ thresholds() {
 		    p !~ /^[0-9]+(\.[0-9]+)?$/) {
 			printf "ci/regress.sh: error: --thresholds %s:%d: \"%s\": " \
 			       "expected | SCENARIO | METRIC | lower or higher | PERCENT |\n",
-			       file, NR, $0 > "/dev/stderr"
+			       file, FNR, $0 > "/dev/stderr"
+			bad = 1
+			exit 2
+		}
+		if (!((s SUBSEP m) in known)) {
+			printf "ci/regress.sh: error: --thresholds %s:%d: %s %s: no scenario " \
+			       "declares it (mmubench metrics lists them)\n", file, FNR, s, m > "/dev/stderr"
 			bad = 1
 			exit 2
 		}
 		if ((s SUBSEP m) in seen) {
 			printf "ci/regress.sh: error: --thresholds %s:%d: %s %s: listed twice " \
-			       "(first on line %d)\n", file, NR, s, m, seen[s, m] > "/dev/stderr"
+			       "(first on line %d)\n", file, FNR, s, m, seen[s, m] > "/dev/stderr"
 			bad = 1
 			exit 2
 		}
-		seen[s, m] = NR
+		seen[s, m] = FNR
 		printf "%s\t%s\t%s\t%s\n", s, m, b, p
 	}
-	END { if (bad) exit 2 }' "$1"
+	END { if (bad) exit 2 }' <(echo "$2") "$1"
 }
-rules=$(thresholds "$table") || exit 2
+
+# rules: the declared rules that judge (a direction and a threshold),
+# each replaced by its override where FILE has one.
+rules_of() { # DECLARED OVERRIDES
+	awk -F'\t' 'FILENAME == ARGV[1] { o[$1 SUBSEP $2] = $0; next }
+		($1 SUBSEP $2) in o { print o[$1 SUBSEP $2]; next }
+		$3 != "-" && $4 != "-"' <(echo "$2") <(echo "$1")
+}
+declared=$(declared)
+[[ $declared ]] || die "$mmubench metrics printed no metrics"
+over=$(overrides "$table" "$declared") || exit 2
+rules=$(rules_of "$declared" "$over")
+if ((rules_only)); then
+	printf '%s\n' "$rules"
+	exit 0
+fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/mmub-regress.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -158,7 +199,7 @@ unlisted=$(jq -r --arg rules "$rules" '.scenario as $sc
 	| ($rules | split("\n") | map(split("\t") | .[0] + "\t" + .[1])) as $t
 	| [.rows[] | select(($sc + "\t" + .metric) as $k | $t | index($k) | not) | .metric]
 	| unique | join(", ")' "$work/compare.json")
-[[ -z $unlisted ]] || echo "  not judged (not in $table): $unlisted"
+[[ -z $unlisted ]] || echo "  not judged (no threshold in mmubench metrics or $table): $unlisted"
 count() { awk -F'\t' -v s="$1" '$1 == s' "$work/verdicts" | wc -l; }
 unclear=$(count 'cannot tell')
 tally="$(count 'no change') no change beyond resolution, $unclear cannot tell"

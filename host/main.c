@@ -12,22 +12,13 @@
 #include "util/util.h"
 #include "cli.h"
 #include "results/commands.h"
+#include "results/metrics.h"
 #include "migrate/migrate.h"
 #include "scenarios/scenarios.h"
 
 #ifndef MMUB_VERSION
 #define MMUB_VERSION "unknown"
 #endif
-
-static const struct scenario *const scenarios[] = {
-	&scenario_touch,
-	&scenario_dirty_log,
-	&scenario_zap,
-	&scenario_nx_recovery,
-	&scenario_bench,
-	&scenario_migrate,
-	&scenario_scale,
-};
 
 /*
  * Commands with their own arguments: they work on results, or are the
@@ -46,6 +37,8 @@ static const struct command {
 	  "(ci/ab.sh)", cmd_ab },
 	{ "merge", "OUT.json IN.json...: the runs of several documents in one",
 	  cmd_merge },
+	{ "metrics", "[SCENARIO]: the metrics each scenario declares, which way is "
+	  "better, the regression gate's threshold", cmd_metrics },
 	{ "migrate-receive", "--listen PORT: the destination of migrate --to",
 	  cmd_migrate_receive },
 };
@@ -54,30 +47,48 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: mmubench SCENARIO [options]\n"
 		   "       mmubench COMMAND [arguments]\n\nScenarios:\n");
-	for (size_t i = 0; i < MMUB_ARRAY_SIZE(scenarios); i++)
-		fprintf(f, "  %-11s %s\n", scenarios[i]->name,
-			scenarios[i]->help);
+	for (size_t i = 0; i < scenario_count; i++)
+		fprintf(f, "  %-11s %s\n", scenario_list[i]->name,
+			scenario_list[i]->help);
 	fprintf(f, "\nCommands (mmubench COMMAND --help):\n");
 	for (size_t i = 0; i < MMUB_ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-11s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\n");
 	cli_usage_options(f, NULL);
-	for (size_t i = 0; i < MMUB_ARRAY_SIZE(scenarios); i++)
-		if (scenarios[i]->opts->name) {
-			fprintf(f, "\n%s:\n", scenarios[i]->name);
-			cli_usage_scenario(f, scenarios[i]);
+	for (size_t i = 0; i < scenario_count; i++)
+		if (scenario_list[i]->opts->name) {
+			fprintf(f, "\n%s:\n", scenario_list[i]->name);
+			cli_usage_scenario(f, scenario_list[i]);
 		}
 	fprintf(f, "\nNeeds /dev/kvm (root or group kvm). Version "
 		   MMUB_VERSION ".\n");
+}
+
+/*
+ * The scenarios' metrics for the results commands (compare, metrics),
+ * which link without scenario code.
+ */
+static void use_metrics(void)
+{
+	/* Kept until exit: the commands read it to the end. */
+	struct metric_set *sets = calloc(scenario_count, sizeof(*sets));
+
+	if (!sets)
+		die("out of memory");
+	for (size_t i = 0; i < scenario_count; i++)
+		sets[i] = (struct metric_set){ scenario_list[i]->name,
+					       scenario_list[i]->metrics,
+					       scenario_list[i]->row_keys };
+	metric_sets_use(sets, scenario_count);
 }
 
 static void unknown(const char *name)
 {
 	char list[256] = "";
 
-	for (size_t i = 0; i < MMUB_ARRAY_SIZE(scenarios); i++)
+	for (size_t i = 0; i < scenario_count; i++)
 		snprintf(list + strlen(list), sizeof(list) - strlen(list),
-			 "%s, ", scenarios[i]->name);
+			 "%s, ", scenario_list[i]->name);
 	for (size_t i = 0; i < MMUB_ARRAY_SIZE(commands); i++)
 		snprintf(list + strlen(list), sizeof(list) - strlen(list),
 			 "%s%s", commands[i].name,
@@ -99,17 +110,18 @@ int main(int argc, char **argv)
 		printf("mmubench %s\n", MMUB_VERSION);
 		return 0;
 	}
+	use_metrics();
 	for (size_t i = 0; i < MMUB_ARRAY_SIZE(commands); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].run(argc - 1, argv + 1);
-	for (size_t i = 0; i < MMUB_ARRAY_SIZE(scenarios); i++) {
-		if (strcmp(argv[1], scenarios[i]->name))
+	for (size_t i = 0; i < scenario_count; i++) {
+		if (strcmp(argv[1], scenario_list[i]->name))
 			continue;
 		progress_init();
 		cleanup_install();
-		cli_parse(scenarios[i], scenarios, MMUB_ARRAY_SIZE(scenarios),
+		cli_parse(scenario_list[i], scenario_list, scenario_count,
 			  &c, argc - 1, argv + 1);
-		return scenarios[i]->run(&c);
+		return scenario_list[i]->run(&c);
 	}
 	unknown(argv[1]);
 }

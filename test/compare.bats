@@ -224,6 +224,44 @@ setup() {
 	assert_line --partial 'note: fwait_p999_us: skipped, in neither document (no "fwait_p999_us" in results.runs[0].zap)'
 }
 
+@test "metrics: each scenario's own, one table; compare's defaults are exactly those of the document's scenario" {
+	local table
+	run "$MMUBENCH" metrics
+	assert_success
+	table=$output
+	assert_line --index 0 --regexp '^\| scenario +\| metric +\| better \| threshold % \| unit +\| path \|$'
+	# Every row well-formed: a direction or "-", a threshold or "-".
+	run awk -F'|' 'NR > 1 && (NF != 8 || $4 !~ /^ (lower|higher|-) +$/ ||
+		$5 !~ /^ ([0-9]+|-) +$/ || $7 !~ /^ results\.|^ max:results\./) { print "bad: " $0 }
+		NR > 1 { gsub(/ /, "", $2); s[$2] = 1 }
+		END { for (k in s) n++; print n " scenarios" }' <<<"$table"
+	assert_success
+	assert_output "5 scenarios"
+	assert_equal "$(grep -c '^| zap ' <<<"$table")" 11
+	# compare's default rows for a zap document: the declared ones the
+	# document has, in the declared order; the rest listed as absent.
+	fake_zap "$A" same4 300 310 305 302
+	fake_zap "$B" same4 600 611 604 601
+	run "$MMUBENCH" compare "$A" "$B" --json "$BATS_TEST_TMPDIR/c.json"
+	assert_success
+	assert_equal "$(jq -r '[.rows[].metric] | unique | join(",")' "$BATS_TEST_TMPDIR/c.json")" \
+		"fault_p999_us,zap_total_ms"
+	assert_equal "$(grep -oE '^(zap_total_ms|fault_p999_us)  ' <<<"$output" | paste -sd' ')" \
+		"zap_total_ms   fault_p999_us  "
+}
+
+@test "metrics: bad input gets one line, exit 2" {
+	run "$MMUBENCH" metrics nosuch
+	assert_failure 2
+	assert_output "mmubench: metrics: nosuch: no such scenario (mmubench --help lists them)"
+	run "$MMUBENCH" metrics bench
+	assert_failure 2
+	assert_output "mmubench: metrics: bench declares no metrics (compare it with --metric PATH)"
+	run "$MMUBENCH" metrics zap touch
+	assert_failure 2
+	assert_output "mmubench: metrics: expected at most one SCENARIO (got 2 arguments)"
+}
+
 @test "merge: runs concatenated, numbers kept as written; compare reads it" {
 	fake_zap "$A" same4 1.5 2.5
 	fake_zap "$B" same4 3.5

@@ -18,87 +18,8 @@
 #include "results/compare.h"
 #include "results/json.h"
 #include "results/resolution.h"
+#include "results/metrics.h"
 
-struct default_metric {
-	const char *scenario, *name, *path;
-	/* Only in one shape of document (--table or not): no note if absent. */
-	bool shape;
-};
-
-/*
- * What a patch to the MMU moves, per scenario.  A default absent from
- * both documents (kernel probes unavailable, a --table document) is
- * listed as skipped, not an error.
- */
-static const struct default_metric defaults[] = {
-	{ "touch", "ns_sum", "results.runs[].phases[*].vcpus[].ns" },
-	{ "touch", "pages_per_s_sum",
-	  "results.runs[].phases[*].vcpus[].pages_per_s" },
-	{ "touch", "latency_p99_ns_max",
-	  "max:results.runs[].phases[*].vcpus[].latency_ns.p99" },
-	{ "dirty-log", "enable_ms", "results.runs[].dirty_log.enable_ms", true },
-	{ "dirty-log", "disable_ms", "results.runs[].dirty_log.disable_ms",
-	  true },
-	{ "dirty-log", "first_harvest_reported",
-	  "results.runs[].dirty_log.first_harvest_reported", true },
-	{ "dirty-log", "get_ms",
-	  "results.runs[].dirty_log.iterations[*].get_ms", true },
-	{ "dirty-log", "clear_ms",
-	  "results.runs[].dirty_log.iterations[*].clear_ms", true },
-	{ "dirty-log", "enable_ms (--table)", "results.runs[].enable_ms", true },
-	{ "zap", "zap_total_ms", "results.runs[].zap.zap_total_ms" },
-	/* Under emulation the median call separates kernels best (measured). */
-	{ "zap", "madvise_p50_us", "results.runs[].zap.madvise_p50_us" },
-	{ "zap", "fault_p999_us", "results.runs[].zap.fault_p999_us" },
-	{ "zap", "kernel_zap_total_ms", "results.runs[].zap.kernel_zap_total_ms" },
-	/* One walk, exactly: what a slower walk moves, whatever the count. */
-	{ "zap", "kernel_zap_p50_us", "results.runs[].zap.kernel_zap_p50_us" },
-	{ "zap", "kernel_zap_iqm_us", "results.runs[].zap.kernel_zap_iqm_us" },
-	/* An event count, not a time: no host load moves it. */
-	{ "zap", "kernel_zap_calls", "results.runs[].zap.kernel_zap_calls" },
-	/* The TLB flushes the zaps asked for: KVM's own count. */
-	{ "zap", "zap_tlb_flushes",
-	  "results.runs[].phases[name=zap].vm_stats.remote_tlb_flush_requests" },
-	/* Seed 001's second table: the vCPUs' mmu_lock wait, kernel probes. */
-	{ "zap", "fwait_p999_us", "results.runs[].zap.fwait_p999_us" },
-	/* Its name in documents before fwait_p999_us (stored nights). */
-	{ "zap", "kernel_fwait_p999_us",
-	  "results.runs[].zap.kernel_fwait_p999_us", true },
-	{ "zap", "kernel_tables_freed",
-	  "results.runs[].zap.kernel_tables_freed" },
-	/* Seed 002: the worker's CPU time, and what it undid. */
-	{ "nx-recovery", "worker_ms", "results.runs[].nx_recovery.worker_ms" },
-	{ "nx-recovery", "worker_recovery_ms",
-	  "results.runs[].nx_recovery.worker_recovery_ms" },
-	{ "nx-recovery", "recovery_pages_4k_delta",
-	  "results.runs[].nx_recovery.recovery_pages_4k_delta" },
-	{ "nx-recovery", "reexecute_pf_fixed",
-	  "results.runs[].nx_recovery.reexecute_pf_fixed" },
-	{ "nx-recovery", "splits_zapped",
-	  "results.runs[].nx_recovery.splits_zapped" },
-	{ "nx-recovery", "worker_us_per_split",
-	  "results.runs[].nx_recovery.worker_us_per_split" },
-	/* Seed 000's second table: what the first harvest lets it skip. */
-	{ "migrate", "total_ms", "results.runs[].migrate.total_ms" },
-	{ "migrate", "first_harvest", "results.runs[].migrate.first_harvest" },
-	{ "migrate", "pages_sent", "results.runs[].migrate.pages_sent" },
-	{ "migrate", "zero_pages", "results.runs[].migrate.zero_pages" },
-	{ "migrate", "bytes", "results.runs[].migrate.bytes" },
-	{ "migrate", "downtime_ms", "results.runs[].migrate.downtime_ms" },
-	{ "migrate", "zero_check_ms", "results.runs[].migrate.zero_check_ms" },
-	{ "migrate", "mismatches", "results.runs[].migrate.mismatches" },
-};
-
-/*
- * Runs that must not be pooled: a --table document holds several
- * patterns (zap) or page/backing/mode cells (dirty-log).  Each run is
- * filed under the values of these members, then the row.
- */
-static const struct { const char *scenario, *keys[4]; } groups[] = {
-	{ "zap", { "zap.pattern" } },
-	{ "dirty-log", { "dirty_log.mode", "page", "backing", "mode" } },
-	{ "migrate", { "page" } },
-};
 
 static void usage(FILE *f)
 {
@@ -169,12 +90,14 @@ static struct metric *add_metric(struct compare *c, const char *name,
 	return m;
 }
 
+/* The metrics the documents' scenario declares (its own file). */
 static void add_defaults(struct compare *c)
 {
-	for (size_t i = 0; i < MMUB_ARRAY_SIZE(defaults); i++)
-		if (!strcmp(defaults[i].scenario, c->side[0].scenario))
-			add_metric(c, defaults[i].name, defaults[i].path,
-				   false)->shape = defaults[i].shape;
+	const struct metric_set *s = metric_set_find(c->side[0].scenario);
+	const struct metric_def *d;
+
+	for (d = s ? s->metrics : NULL; d && d->name; d++)
+		add_metric(c, d->name, d->path, false)->shape = d->shape;
 	if (!c->nm)
 		die("%s: no default metrics for scenario \"%s\"; name them "
 		    "with --metric PATH", c->side[0].file, c->side[0].scenario);
@@ -184,31 +107,29 @@ static void add_defaults(struct compare *c)
 static void group_of(const char *scenario, const json_t *run, char *buf,
 		     size_t len)
 {
+	const struct metric_set *s = metric_set_find(scenario);
+	const char *const *keys = s ? s->row_keys : NULL;
 	size_t used = 0;
 
 	buf[0] = 0;
-	for (size_t g = 0; g < MMUB_ARRAY_SIZE(groups); g++) {
-		if (strcmp(groups[g].scenario, scenario))
-			continue;
-		for (size_t k = 0; k < 4 && groups[g].keys[k]; k++) {
-			const char *key = groups[g].keys[k], *dot, *v;
-			const json_t *o = run;
-			char part[64];
+	for (size_t k = 0; keys && keys[k]; k++) {
+		const char *key = keys[k], *dot, *v;
+		const json_t *o = run;
+		char part[64];
 
-			/* At most one level of nesting in these keys. */
-			dot = strchr(key, '.');
-			if (dot) {
-				snprintf(part, sizeof(part), "%.*s",
-					 (int)(dot - key), key);
-				o = json_object_get(o, part);
-				key = dot + 1;
-			}
-			v = json_string_value(json_object_get(o, key));
-			if (!v || used >= len)
-				continue;
-			used += (size_t)snprintf(buf + used, len - used, "%s%s",
-						 used ? " " : "", v);
+		/* At most one level of nesting in these keys. */
+		dot = strchr(key, '.');
+		if (dot) {
+			snprintf(part, sizeof(part), "%.*s", (int)(dot - key),
+				 key);
+			o = json_object_get(o, part);
+			key = dot + 1;
 		}
+		v = json_string_value(json_object_get(o, key));
+		if (!v || used >= len)
+			continue;
+		used += (size_t)snprintf(buf + used, len - used, "%s%s",
+					 used ? " " : "", v);
 	}
 }
 

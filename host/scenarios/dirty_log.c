@@ -465,6 +465,34 @@ static int run(struct common *c)
 	return run_all(c, "dirty-log", config, &h);
 }
 
+/*
+ * What a patch moves: enabling, the first harvest (seed 000), each
+ * harvest's ioctls; the enable table's cells (--table enable, seed 003).
+ * Each only in one shape of document.  The thresholds are a first guess,
+ * to check against the A/A noise floor (seed 003's experiment).
+ */
+static const struct metric_def metrics[] = {
+	{ "enable_ms", "results.runs[].dirty_log.enable_ms", "ms",
+	  BETTER_LOWER, 25, true },
+	{ "disable_ms", "results.runs[].dirty_log.disable_ms", "ms",
+	  BETTER_LOWER, 25, true },
+	{ "first_harvest_reported",
+	  "results.runs[].dirty_log.first_harvest_reported", "pages",
+	  BETTER_LOWER, 10, true },
+	{ "get_ms", "results.runs[].dirty_log.iterations[*].get_ms", "ms",
+	  BETTER_LOWER, 25, true },
+	{ "clear_ms", "results.runs[].dirty_log.iterations[*].clear_ms", "ms",
+	  BETTER_LOWER, 25, true },
+	{ "enable_ms (--table)", "results.runs[].enable_ms", "ms",
+	  BETTER_LOWER, 25, true },
+	{ NULL }
+};
+
+/* A --table document's runs are cells: mode, page size, backing. */
+static const char *const row_keys[] = {
+	"dirty_log.mode", "page", "backing", "mode", NULL
+};
+
 const struct scenario scenario_dirty_log = {
 	.name = "dirty-log",
 	.help = "enable logging (timed), first-harvest accounting, -i "
@@ -474,4 +502,6 @@ const struct scenario scenario_dirty_log = {
 	.parse = parse,
 	.validate = validate,
 	.run = run,
+	.metrics = metrics,
+	.row_keys = row_keys,
 };

@@ -501,6 +501,27 @@ static int run(struct common *c)
 	return run_all(c, "nx-recovery", config, &h);
 }
 
+/*
+ * Seed 002: the worker's CPU time, and what it undid.  The thresholds
+ * are a first guess, to check against the A/A noise floor.
+ */
+static const struct metric_def metrics[] = {
+	{ "worker_ms", "results.runs[].nx_recovery.worker_ms", "ms",
+	  BETTER_LOWER, 50 },
+	{ "worker_recovery_ms", "results.runs[].nx_recovery.worker_recovery_ms",
+	  "ms", BETTER_LOWER, 50 },
+	{ "recovery_pages_4k_delta",
+	  "results.runs[].nx_recovery.recovery_pages_4k_delta", "pages" },
+	{ "reexecute_pf_fixed", "results.runs[].nx_recovery.reexecute_pf_fixed",
+	  "faults" },
+	{ "splits_zapped", "results.runs[].nx_recovery.splits_zapped",
+	  "splits" },
+	{ "worker_us_per_split",
+	  "results.runs[].nx_recovery.worker_us_per_split", "us",
+	  BETTER_LOWER },
+	{ NULL }
+};
+
 const struct scenario scenario_nx_recovery = {
 	.name = "nx-recovery",
 	.help = "execute (NX huge pages split), enable dirty logging, wait for "
@@ -509,4 +530,5 @@ const struct scenario scenario_nx_recovery = {
 	.parse = parse,
 	.validate = validate,
 	.run = run,
+	.metrics = metrics,
 };

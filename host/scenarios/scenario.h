@@ -3,7 +3,7 @@
  * A scenario is one experiment, one file: its options, their checks,
  * and its run, written in the building blocks below (a VM from the
  * common options, a pass, the repeat loop, the JSON document) so that
- * the file reads like the test set-up of a cover letter.  main.c lists
+ * the file reads like the test set-up of a cover letter.  list.c lists
  * the scenarios; cli.c parses the common options and hands each
  * scenario its own.
  */
@@ -15,6 +15,7 @@
 #include "vmm/vmm.h"
 #include "kernel/dirty_log.h"
 #include "scenarios/report.h"
+#include "results/metrics.h"
 
 /* An option, for getopt_long() and for the usage. */
 struct opt {
@@ -50,6 +51,9 @@ struct scenario {
 	/* After every option, before any VM: cross-checks, VM shape. */
 	void (*validate)(struct common *c);
 	int (*run)(struct common *c);
+	/* Its metrics and row keys (results/metrics.h); NULL: none. */
+	const struct metric_def *metrics;
+	const char *const *row_keys;
 };
 
 /* ---- building blocks (scenario.c) ---------------------------------- */

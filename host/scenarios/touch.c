@@ -108,6 +108,22 @@ static int run(struct common *c)
 	return run_all(c, "touch", NULL, &h);
 }
 
+/*
+ * What a patch to the MMU moves in a touch run.  The thresholds are a
+ * first guess, to check against the A/A noise floor that the nightly's
+ * report prints beside them.
+ */
+static const struct metric_def metrics[] = {
+	{ "ns_sum", "results.runs[].phases[*].vcpus[].ns", "ns",
+	  BETTER_LOWER, 25 },
+	{ "pages_per_s_sum", "results.runs[].phases[*].vcpus[].pages_per_s",
+	  "pages/s", BETTER_HIGHER, 25 },
+	{ "latency_p99_ns_max",
+	  "max:results.runs[].phases[*].vcpus[].latency_ns.p99", "ns",
+	  BETTER_LOWER, 50 },
+	{ NULL }
+};
+
 const struct scenario scenario_touch = {
 	.name = "touch",
 	.help = "populate, then -i passes; time, pages/s, latency, KVM stats",
@@ -115,4 +131,5 @@ const struct scenario scenario_touch = {
 	.parse = parse,
 	.validate = validate,
 	.run = run,
+	.metrics = metrics,
 };
