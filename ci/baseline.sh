@@ -53,13 +53,29 @@ done
 [[ $date =~ ^[0-9]{8}-[0-9]{6}$ ]] ||
 	usage_die "--date $date: expected YYYYMMDD-HHMMSS (UTC), e.g. $(date -u +%Y%m%d-%H%M%S)"
 [[ -r $table ]] || usage_die "--thresholds $table: cannot read it"
-# The rules regress.sh judges by (a bad override fails here, before
-# anything runs), for the noise floor: SCENARIO METRIC PCT.
-noise_rules=$("$here/regress.sh" --thresholds "$table" --rules | cut -f1,2,4) || exit
 store=$(cd "$store" && pwd)
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/mmub-baseline.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+# shellcheck source=ci/manifest.sh
+source "$here/manifest.sh"
+manifest_load
+# rules_for EXP: regress.sh's options for an experiment: its own
+# thresholds (experiments.conf) under the machine's (--thresholds).
+rules_for() {
+	local f=$work/thresholds-$1.conf
+	manifest_thresholds "$1" >"$f"
+	[[ -s $f ]] && printf '%s\n' --thresholds "$f"
+	printf '%s\n' --thresholds "$table"
+}
+# The rules, checked before anything runs: the machine's overrides, then
+# every experiment's (a metric no scenario declares is an error).
+"$here/regress.sh" --thresholds "$table" --rules >/dev/null || exit
+for x in "${mf_names[@]}"; do
+	mapfile -t opts < <(rules_for "$x")
+	err=$("$here/regress.sh" "${opts[@]}" --rules 2>&1 >/dev/null) ||
+		usage_die "$MMUBENCH_EXPERIMENTS [$x] threshold: $(sed 's/^.*\.conf:[0-9]*: //' <<<"$err")"
+done
 # Tonight, keyed exactly as the store keys it.
 "$here/store.sh" --store "$work/tonight" --date "$date" "$night_dir" >/dev/null
 
@@ -81,7 +97,8 @@ while IFS=$'\t' read -r _ _ arch kernel exp _ _ _ path; do
 	new_name=$(jq -r '.source | join(" + ")' "$work/tonight/$path/meta.json")
 	echo "== $key: ${prev##*/} (the store) -> tonight"
 	rc=0
-	"$here/regress.sh" --thresholds "$table" \
+	mapfile -t opts < <(rules_for "$exp")
+	"$here/regress.sh" "${opts[@]}" \
 		--old-name "$store/$prev/result.json" --new-name "$new_name" \
 		"$store/$prev/result.json" "$work/tonight/$path/result.json" \
 		>"$work/out" || rc=$?
@@ -106,7 +123,10 @@ noise() {
 		[[ -f $c ]] || continue
 		jq -e '.a.label == .b.label' "$c" >/dev/null || continue
 		name=${c%/compare.json} name=${name##*/}
-		jq -r --arg name "$name" --arg rules "$noise_rules" '
+		mapfile -t opts < <(rules_for "$name")
+		# SCENARIO METRIC PCT, as regress.sh judges them.
+		rules=$("$here/regress.sh" "${opts[@]}" --rules | cut -f1,2,4) || exit
+		jq -r --arg name "$name" --arg rules "$rules" '
 		def r1: (. * 10 | round) / 10;
 		($rules | split("\n") | map(select(length > 0) | split("\t")
 			| {key: (.[0] + "\t" + .[1]), value: .[2]}) | from_entries) as $t

@@ -8,8 +8,11 @@
 #   ci/fidelity.sh [--seeds FILE] [--experiment NAME=DIR]... [--out DIR]
 #                  NIGHT_DIR | --night BASE=NIGHT_DIR...
 #
-#   --seeds FILE   the seeds' numbers and where mmubench has them
-#                  (default ci/seeds.tsv, which describes its columns)
+#   --seeds FILE   the seeds' numbers and where mmubench has them, one
+#                  a line, tab-separated: seed table row seed_before
+#                  seed_after units experiment metric before after source
+#                  (default: the figure lines of experiments.conf, which
+#                  describes them)
 #   --experiment NAME=DIR
 #                  experiment NAME is the ci/ab.sh folder DIR, not
 #                  NIGHT_DIR/NAME (a run made apart from the night)
@@ -19,7 +22,8 @@
 #                  per base, each a column of the summary.  A plain
 #                  NIGHT_DIR is a 6.1 night.  On another base the sides
 #                  are NAME@BASE, and a seed whose change is upstream
-#                  there has its kernels traded (ci/seeds-bases.tsv)
+#                  there has its kernels traded (traded@BASE in
+#                  experiments.conf)
 #
 # r_s and r_m are after/before of the seed's and of mmubench's medians,
 # q = r_m / r_s the ratio of ratios.
@@ -36,7 +40,7 @@ set -uo pipefail
 
 prog=ci/fidelity.sh
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-seeds=$here/seeds.tsv bases_file=$here/seeds-bases.tsv out='' night=''
+seeds='' out='' night=''
 declare -A exp_dir=() night_of=()
 bases=()
 
@@ -79,8 +83,17 @@ fi
 ((${#bases[@]})) || die "no NIGHT_DIR (ci/nightly's --out), nor --night BASE=DIR"
 ((${#exp_dir[@]} == 0 || ${#bases[@]} == 1)) ||
 	die "--experiment: with one night only (its experiments)"
-[[ -r $bases_file ]] || die "missing $bases_file"
-[[ -r $seeds && -f $seeds ]] || die "--seeds $seeds: cannot read it"
+# shellcheck source=ci/manifest.sh
+source "$here/manifest.sh"
+manifest_load
+traded=$(manifest_traded)
+if [[ $seeds ]]; then
+	[[ -r $seeds && -f $seeds ]] || die "--seeds $seeds: cannot read it"
+	seed_lines=$(<"$seeds")
+else
+	seeds="$MMUBENCH_EXPERIMENTS (its figures)"
+	seed_lines=$(manifest_figures)
+fi
 : "${out:=${night_of[${bases[0]}]}}"
 [[ -d $out && -w $out ]] || die "--out $out: not a writable directory"
 command -v jq >/dev/null || { echo "$prog: error: missing jq: apt-get install jq (ci/deps.sh)" >&2; exit 1; }
@@ -106,7 +119,7 @@ while IFS= read -r line || [[ $line ]]; do
 	[[ ${f[8]} == ?*:?* && ${f[9]} == ?*:?* ]] ||
 		die "--seeds $seeds: line $n: before '${f[8]}', after '${f[9]}': SIDE:ROW each"
 	lines+=("$line")
-done <"$seeds"
+done <<<"$seed_lines"
 ((${#lines[@]})) || die "--seeds $seeds: no seed line"
 
 # An experiment's folder, its compare.json checked once.
@@ -124,8 +137,8 @@ check_compare() { # BASE NAME
 	checked[$1/$2]=1
 }
 
-# SIDE:ROW of ci/seeds.tsv on BASE: 6.1's labels as they are; on another
-# base NAME@BASE, after the seed's kernels traded there (seeds-bases.tsv).
+# SIDE:ROW of a figure on BASE: 6.1's labels as they are; on another
+# base NAME@BASE, after the seed's kernels traded there (manifest_traded).
 side_on() { # BASE SEED SIDE:ROW
 	local side=${3%%:*} row=${3#*:} b s from to
 	if [[ $1 != 6.1 && $side != "*" ]]; then
@@ -133,7 +146,7 @@ side_on() { # BASE SEED SIDE:ROW
 			[[ $b == "$1" && $s == "$2" && $from == "$side" ]] || continue
 			side=$to
 			break
-		done < <(grep -v '^#' "$bases_file")
+		done <<<"$traded"
 		side+=@$1
 	fi
 	echo "$side:$row"

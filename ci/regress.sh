@@ -16,7 +16,8 @@
 #   ci/regress.sh [--thresholds FILE] --rules
 #
 #   --thresholds FILE  thresholds that replace the scenarios' own, one row
-#                      a metric (default ci/regressions.conf)
+#                      a metric (default ci/regressions.conf); several:
+#                      a later file's rows replace an earlier's
 #   --old-name, --new-name
 #                      what the lines call the two sides (default the
 #                      files), e.g. the store entry and tonight's runs
@@ -34,7 +35,7 @@ prog=ci/regress.sh
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
 mmubench=${MMUBENCH_BIN:-$repo/build/mmubench}
-table=$here/regressions.conf old_name='' new_name='' out='' files=() rules_only=0
+tables=() old_name='' new_name='' out='' files=() rules_only=0
 
 usage_die() { echo "$prog: error: $*" >&2; exit 2; }
 die() { echo "$prog: error: $*" >&2; exit 1; }
@@ -42,7 +43,7 @@ while (($#)); do
 	case $1 in
 	--thresholds|--old-name|--new-name|--out)
 		(($# >= 2)) || usage_die "$1 needs a value" ;;&
-	--thresholds) table=$2; shift 2 ;;
+	--thresholds) tables+=("$2"); shift 2 ;;
 	--old-name) old_name=$2; shift 2 ;;
 	--new-name) new_name=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
@@ -59,7 +60,10 @@ if ((!rules_only)); then
 	done
 	: "${old_name:=${files[0]}}" "${new_name:=${files[1]}}"
 fi
-[[ -r $table ]] || usage_die "--thresholds $table: cannot read it"
+((${#tables[@]})) || tables=("$here/regressions.conf")
+for t in "${tables[@]}"; do
+	[[ -r $t ]] || usage_die "--thresholds $t: cannot read it"
+done
 [[ -x $mmubench ]] || die "$mmubench: no mmubench binary (run make)"
 command -v jq >/dev/null || die "missing jq: apt-get install jq (ci/deps.sh)"
 
@@ -120,7 +124,9 @@ rules_of() { # DECLARED OVERRIDES
 }
 declared=$(declared)
 [[ $declared ]] || die "$mmubench metrics printed no metrics"
-over=$(overrides "$table" "$declared") || exit 2
+# Each file's rows over the earlier files'.
+over=$(for t in "${tables[@]}"; do overrides "$t" "$declared" || exit 2; done |
+	awk -F'\t' '{ o[$1 SUBSEP $2] = $0 } END { for (k in o) print o[k] }') || exit 2
 rules=$(rules_of "$declared" "$over")
 if ((rules_only)); then
 	printf '%s\n' "$rules"
@@ -199,7 +205,7 @@ unlisted=$(jq -r --arg rules "$rules" '.scenario as $sc
 	| ($rules | split("\n") | map(split("\t") | .[0] + "\t" + .[1])) as $t
 	| [.rows[] | select(($sc + "\t" + .metric) as $k | $t | index($k) | not) | .metric]
 	| unique | join(", ")' "$work/compare.json")
-[[ -z $unlisted ]] || echo "  not judged (no threshold in mmubench metrics or $table): $unlisted"
+[[ -z $unlisted ]] || echo "  not judged (no threshold in mmubench metrics or ${tables[*]}): $unlisted"
 count() { awk -F'\t' -v s="$1" '$1 == s' "$work/verdicts" | wc -l; }
 unclear=$(count 'cannot tell')
 tally="$(count 'no change') no change beyond resolution, $unclear cannot tell"

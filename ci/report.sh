@@ -68,32 +68,32 @@ page=$(mktemp "$out/.index.html.XXXXXX")
 work=$(mktemp -d "${TMPDIR:-/tmp}/mmub-report.XXXXXX")
 trap 'rm -f "$page"; rm -rf "$work"; [[ -z ${done_ok:-} ]] && rm -rf "$plots"' EXIT
 
-# The nightly's experiments, in its order; another folder with a
-# compare.json, or another LABEL/NAME.json, is reported after them.
-experiments=(seed000 seed000-migration seed001 seed002 seed003 peer)
+# The nightly's experiments (experiments.conf), in its order, then the
+# peer; another folder with a compare.json, or another LABEL/NAME.json,
+# is reported after them.  What each measures, for an A/B night and for
+# a direct one, and the metric whose trend is drawn (else compare's
+# first).
+# shellcheck source=ci/manifest.sh
+source "$here/manifest.sh"
+manifest_load
+mapfile -t experiments < <(manifest_default)
+experiments+=(peer)
 declare -A about=(
-	[seed000]='arm64, original against arm64-dirty-log-init-set-valid-entries: the first harvest after enabling with KVM_DIRTY_LOG_INITIALLY_SET'
-	[seed000-migration]='arm64, original against arm64-dirty-log-init-set-valid-entries: migration time when round 1 sends what the first harvest reports'
-	[seed001]='x86_64, original against tdp-mmu-unlink-empty-leaf-tables: the cover letter&#39;s six invalidation patterns'
-	[seed002]='x86_64, original against x86-nx-skip-dirty-tracked-recovery: NX recovery worker&#39;s CPU time and what it zapped'
-	[seed003]='x86_64, an A/A run (upstream since 5.7): enabling with and without INITIALLY_SET; the noise floor'
-	[seed001-paper]='x86_64, seed 001 at its own configuration (4 vCPUs): original against tdp-mmu-unlink-empty-leaf-tables (v2) and tdp-mmu-no-unlink-control (v2&#39;s iterator, no unlink)'
 	[peer]='x86_64: the kernel&#39;s dirty_log_perf_test (A) beside mmubench dirty-log (B)'
-)
-# The same experiments on the booted kernel (ci/nightly --direct).
-declare -A about_direct=(
-	[seed000]='the first harvest after enabling with KVM_DIRTY_LOG_INITIALLY_SET (seed 000)'
-	[seed000-migration]='migration time when round 1 sends what the first harvest reports (seed 000)'
-	[seed001]='the cover letter&#39;s six invalidation patterns (seed 001)'
-	[seed002]='NX recovery worker&#39;s CPU time and what it zapped (seed 002)'
-	[seed003]='enabling with and without INITIALLY_SET, per page size (seed 003)'
-)
-# The metric whose trend is drawn; else compare's first.
-declare -A headline=(
-	[seed000]=first_harvest_reported [seed000-migration]=total_ms
-	[seed001]=zap_total_ms [seed002]=worker_ms [seed003]='enable_ms (--table)'
-	[seed001-paper]=zap_total_ms
-)
+) about_direct=() headline=()
+html() { jq -Rr @html <<<"$1"; }
+for x in "${mf_names[@]}"; do
+	s=$(manifest_series "$x" 6.1) a=$(manifest_get "$x" about)
+	if [[ $a && $s == original ]]; then
+		about[$x]=$(html "$(manifest_get "$x" arch), an A/A run: $a")
+	elif [[ $a ]]; then
+		about[$x]=$(html "$(manifest_get "$x" arch), original against ${s//,/ and }: $a")
+	fi
+	a=$(manifest_get "$x" about_direct)
+	[[ -z $a ]] || about_direct[$x]=$(html "$a")
+	a=$(manifest_get "$x" headline)
+	[[ -z $a ]] || headline[$x]=$a
+done
 add_experiment() {
 	[[ " ${experiments[*]} " == *" $1 "* ]] || experiments+=("$1")
 }

@@ -305,6 +305,36 @@ doc() {
 	assert_line "  not judged (no threshold in mmubench metrics or $d/higher.conf): kernel_tables_freed, zap_tlb_flushes"
 }
 
+# ---- an experiment's own thresholds (experiments.conf), no boot --------------
+
+@test "baseline: an experiment's thresholds in the manifest judge its rows; the machine's file has the last word" {
+	local n=$BATS_TEST_TMPDIR/n s=$BATS_TEST_TMPDIR/store r=$ROOT/test/fixtures/report/night1/seed003
+	mkdir -p "$n/seed003"
+	"$MMUBENCH" merge "$n/seed003/A.json" "$r"/runs/A-*.json
+	"$MMUBENCH" merge "$n/seed003/B.json" "$r"/runs/B-*.json
+	cp "$r/compare.json" "$n/seed003/"
+	"$ROOT/ci/store.sh" --store "$s" --date $NIGHT1 "$n" >/dev/null
+	# The manifest's seed003 with a threshold of its own.
+	export MMUBENCH_EXPERIMENTS=$BATS_TEST_TMPDIR/experiments.conf
+	sed '/^\[seed003\]$/a threshold = enable_ms (--table) lower 3' "$ROOT/experiments.conf" \
+		>"$MMUBENCH_EXPERIMENTS"
+	run "$ROOT/ci/baseline.sh" --store "$s" --date $NIGHT2 "$n"
+	assert_success
+	assert_line --regexp '^  [a-z ]+ +dirty-log enable_ms \(--table\) 4K anonymous clear: median [0-9.]+ -> [0-9.]+ \(\+0 %; threshold 3 %, lower is better\)'
+	refute_line --regexp 'enable_ms \(--table\) .*threshold 25 %'
+	# The machine's overrides over the experiment's.
+	printf '| dirty-log | enable_ms (--table) | lower | 40 |\n' >"$BATS_TEST_TMPDIR/machine.conf"
+	run "$ROOT/ci/baseline.sh" --store "$s" --date $NIGHT2 \
+		--thresholds "$BATS_TEST_TMPDIR/machine.conf" "$n"
+	assert_success
+	assert_line --regexp 'dirty-log enable_ms \(--table\) 4K anonymous clear: .*threshold 40 %'
+	# A threshold naming a metric no scenario declares fails before anything runs.
+	sed -i 's/^threshold = enable_ms (--table) lower 3$/threshold = enable_us lower 3/' "$MMUBENCH_EXPERIMENTS"
+	run --separate-stderr "$ROOT/ci/baseline.sh" --store "$s" --date $NIGHT2 "$n"
+	assert_equal "$status" 2
+	assert_equal "$stderr" "ci/baseline.sh: error: $MMUBENCH_EXPERIMENTS [seed003] threshold: dirty-log enable_us: no scenario declares it (mmubench metrics lists them)"
+}
+
 # ---- bad input: one line naming the option and what it accepts, exit 2 ----
 
 # bad WANT CMD...: exit 2, and stderr is exactly the line WANT.

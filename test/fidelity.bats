@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
-# The fidelity report (ci/fidelity.sh, ci/seeds.tsv; ci/README.md,
+# The fidelity report (ci/fidelity.sh, the figures of experiments.conf; ci/README.md,
 # "Fidelity"): the seeds' published numbers against a night's paper
 # experiments.  The night is test/fixtures/fidelity/night, compare.json
 # documents written for these tests, small and with known medians:
@@ -227,10 +227,10 @@ fidelity/20261201-020000-$commit.json"
 @test "fidelity: ci/nightly takes the paper experiments in --only, and no other" {
 	run "$ROOT/ci/nightly" --only seed002-paper,seed004-paper
 	assert_equal "$status" 2
-	assert_output "ci/nightly: error: --only seed004-paper: unknown (accepted: tests, seed000, seed000-migration, seed001, seed002, seed003, peer, resolution, seed000-paper, seed001-paper, seed002-paper, seed003-paper)"
+	assert_output "ci/nightly: error: --only seed004-paper: unknown (accepted: tests, peer, resolution, and the experiments of experiments.conf: seed000, seed000-migration, seed001, seed002, seed003, seed000-paper, seed001-paper, seed002-paper, seed002-paper-logging, seed003-paper)"
 	run "$ROOT/ci/nightly" --help
 	assert_success
-	assert_line --partial "seed001-paper, seed002-paper, seed003-paper: the seeds"
+	assert_line --partial "seed002-paper-logging), seed003-paper: the seeds at"
 }
 
 # night612 DIR: the fixture night as a 6.12 night would label it: every

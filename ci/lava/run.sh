@@ -11,9 +11,9 @@
 #
 #   --label LABEL  the booted kernel's name in the results (default
 #                  ARCH-KERNELRELEASE, as the bare-metal nightly)
-#   --only LIST    the experiments, as ci/nightly --only (default: all
-#                  but the tests: seed000,seed000-migration,seed001,
-#                  seed002,seed003,peer)
+#   --only LIST    the experiments, as ci/nightly --only (default, and
+#                  when empty: the nightly's default experiments of
+#                  experiments.conf and the peer, not the tests)
 #   --repeat R     runs of each experiment (default 5)
 #   --out DIR      ci/nightly's folder (default, and when empty: build/lava)
 #   --results DIR  report a night ci/nightly --direct wrote; run nothing
@@ -40,8 +40,7 @@ set -uo pipefail
 prog=ci/lava/run.sh
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-all=seed000,seed000-migration,seed001,seed002,seed003,peer
-label='' only=$all repeat=5 out='' results=''
+label='' only='' repeat=5 out='' results=''
 mmub=${MMUBENCH:-$repo/build/mmubench}
 
 die() { echo "$prog: error: $1" >&2; exit "${2:-1}"; }
@@ -62,7 +61,12 @@ done
 [[ -z $label || $label =~ ^[A-Za-z0-9._-]+$ ]] ||
 	die "--label $label: expected letters, digits, '.', '_' and '-'" 2
 [[ $repeat =~ ^[1-9][0-9]*$ ]] || die "--repeat $repeat: expected a number >= 1" 2
-[[ -n $only ]] || die "--only '': expected one or more of $all" 2
+# The nightly's default experiments (experiments.conf) and the peer.
+# shellcheck source=ci/manifest.sh
+source "$repo/ci/manifest.sh"
+manifest_load
+all=$(manifest_default | paste -sd,),peer
+: "${only:=$all}"
 for o in ${only//,/ }; do
 	[[ ,$all,tests, == *,$o,* ]] || die "--only $o: unknown (accepted: tests, ${all//,/, })" 2
 done
