@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "util/util.h"
-#include "util/progress.h"
 #include "kernel/dirty_log.h"
 #include "kernel/eager_split.h"
 #include "kernel/stats.h"
@@ -263,46 +262,51 @@ static void na_rows(struct doc *doc, struct cell cl[][NR_COLS])
 		}
 }
 
-/* Every repetition of one row's cells. */
-static int measure_row(struct doc *doc, const struct common *c, u32 r,
-		       struct cell *cells)
+/* The sweep's cells: row by row, each column of the row. */
+struct dl_sweep {
+	const struct common *c;
+	struct cell (*cells)[NR_COLS];
+	struct cell_run cr;
+};
+
+static void dl_cell(u32 i, struct sweep_cell *sc, void *arg)
 {
-	struct vm_params p = c->vm;
+	struct dl_sweep *ds = arg;
+	u32 r = i / nr_cols, k = i % nr_cols;
+	struct cell *cl = &ds->cells[r][k];
+	const struct eager_split *es = cols[k].es;
 	const char *na;
 	char name[48];
 
-	page_row_params(&p, &page_rows[r]);
-	na = page_row_unavailable(&p, &page_rows[r]);
-	for (u32 k = 0; k < nr_cols; k++) {
-		struct cell *cl = &cells[k];
-		struct cell_run cr = { .row = &page_rows[r], .col = &cols[k] };
-		struct run_hooks h = { .once = once, .arg = &cr };
-		const struct eager_split *es = cols[k].es;
+	page_row_params(&sc->vp, &page_rows[r]);
+	na = page_row_unavailable(&sc->vp, &page_rows[r]);
+	cl->na = na ? strdup(na) : NULL;
+	sc->na = cl->na;
+	if (na)
+		return;
+	cl->ms = calloc(ds->c->repeat, sizeof(double));
+	if (!cl->ms)
+		die("out of memory");
+	/* The VM's setting (arm64), or the module's (x86). */
+	sc->vp.eager_chunk_set = es && es->kind == EAGER_ARM64_CHUNK;
+	sc->vp.eager_chunk = es ? es->chunk : 0;
+	if (es)
+		eager_apply_x86(es);
+	ds->cr = (struct cell_run){ .row = &page_rows[r], .col = &cols[k] };
+	sc->h = (struct run_hooks){ .once = once, .arg = &ds->cr };
+	snprintf(sc->label, sizeof(sc->label), "%s %s", page_rows[r].name,
+		 col_name(&cols[k], name, sizeof(name)));
+}
 
-		cl->na = na ? strdup(na) : NULL;
-		if (cl->na) {
-			progress_skip(c->repeat);
-			continue;
-		}
-		cl->ms = calloc(c->repeat, sizeof(double));
-		if (!cl->ms)
-			die("out of memory");
-		/* The VM's setting (arm64), or the module's (x86). */
-		p.eager_chunk_set = es && es->kind == EAGER_ARM64_CHUNK;
-		p.eager_chunk = es ? es->chunk : 0;
-		if (es)
-			eager_apply_x86(es);
-		for (u32 i = 0; i < c->repeat; i++) {
-			progress_step(1, "%s %s, run %u of %u", page_rows[r].name,
-				      col_name(&cols[k], name, sizeof(name)),
-				      i + 1, c->repeat);
-			if (run_one(doc, &p, &h, i, false))
-				return -1;
-			cl->ms[cl->n++] = cr.ms;
-		}
-		memcpy(cl->pages, cr.pages, sizeof(cl->pages));
-	}
-	return 0;
+static void dl_ran(u32 i, u32 k, json_t *run, void *arg)
+{
+	struct dl_sweep *ds = arg;
+	struct cell *cl = &ds->cells[i / nr_cols][i % nr_cols];
+
+	(void)k;
+	(void)run;
+	cl->ms[cl->n++] = ds->cr.ms;
+	memcpy(cl->pages, ds->cr.pages, sizeof(cl->pages));
 }
 
 /* The columns: each mode, under each eager-split setting given. */
@@ -347,9 +351,14 @@ int dirty_log_table(const struct common *c, const struct table_modes *t,
 		    const struct eager_list *e)
 {
 	struct cell cells[NR_ROWS][NR_COLS] = {};
+	struct dl_sweep ds = { .c = c, .cells = cells };
+	struct sweep s = {
+		.title = "dirty-log --table", .runs = c->repeat,
+		.cell = dl_cell, .ran = dl_ran, .arg = &ds,
+	};
 	struct doc doc;
 	char why[200];
-	int ret = 0;
+	int ret;
 
 	set_cols(t, e);
 	for (u32 k = 0; k < nr_cols; k++)
@@ -360,11 +369,8 @@ int dirty_log_table(const struct common *c, const struct table_modes *t,
 	       fmt_size(c->vm.vcpu_bytes, why, sizeof(why)), c->vm.nr_slots,
 	       c->vm.nr_slots > 1 ? "s" : "", kvm_mmu_kind());
 	doc_begin(&doc, c, "dirty-log", table_config(e));
-	progress_begin("dirty-log --table", NR_ROWS * nr_cols * c->repeat,
-		       NR_ROWS * nr_cols * c->repeat);
-	for (u32 r = 0; r < NR_ROWS && !ret; r++)
-		ret = measure_row(&doc, c, r, cells[r]);
-	progress_end();
+	s.ncells = NR_ROWS * nr_cols;
+	ret = run_sweep(&doc, c, &s);
 	if (!ret) {
 		print_times(c, cells);
 		print_pages(cells);

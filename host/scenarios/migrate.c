@@ -24,7 +24,6 @@
 #include <sys/wait.h>
 #include "util/util.h"
 #include "util/parse.h"
-#include "util/progress.h"
 #include "results/json.h"
 #include "migrate/source.h"
 #include "scenarios/oracle.h"
@@ -460,38 +459,39 @@ static const struct mig *median_run(const struct mig *runs, u32 n)
 	return &runs[best];
 }
 
-/* One row: --repeat migrations; its line, or n/a and why. */
-static int table_row(struct doc *doc, const struct common *c,
-		     const struct page_row *row)
-{
-	struct vm_params p = c->vm;
-	struct mig *runs = calloc(c->repeat, sizeof(*runs));
-	struct run_hooks h = { .once = once, .arg = runs };
-	const char *na;
-	int ret = 0;
+/* The sweep's cells: the page rows, --repeat migrations each. */
+struct mig_sweep {
+	const struct common *c;
+	struct mig *runs;	/* the row's, one per repetition */
+	json_t *doc_runs;	/* the document's runs */
+};
 
-	if (!runs)
-		die("out of memory");
-	page_row_params(&p, row);
-	na = page_row_unavailable(&p, row);
-	if (na) {
-		json_array_append_new(doc->runs, json_pack("{s:s, s:s, s:s}",
-			"page", row->name, "backing",
-			backing_names[row->backing], "na", na));
-		printf("  %-6s n/a: %s\n", row->name, na);
-		progress_skip(c->repeat);
-		free(runs);
-		return 0;
+static void mig_cell(u32 r, struct sweep_cell *sc, void *arg)
+{
+	struct mig_sweep *ms = arg;
+	const struct page_row *row = &page_rows[r];
+
+	page_row_params(&sc->vp, row);
+	sc->na = page_row_unavailable(&sc->vp, row);
+	memset(ms->runs, 0, ms->c->repeat * sizeof(*ms->runs));
+	sc->h = (struct run_hooks){ .once = once, .arg = ms->runs };
+	snprintf(sc->label, sizeof(sc->label), "%s", row->name);
+}
+
+/* A row's line: the median run, or n/a and why (kept in the document). */
+static void mig_row_done(u32 r, const char *na, void *arg)
+{
+	struct mig_sweep *ms = arg;
+	const struct page_row *row = &page_rows[r];
+
+	if (!na) {
+		print_row(row->name, median_run(ms->runs, ms->c->repeat));
+		return;
 	}
-	for (u32 i = 0; i < c->repeat && !ret; i++) {
-		progress_step(1, "%s, run %u of %u", row->name, i + 1,
-			      c->repeat);
-		ret = run_one(doc, &p, &h, i, false);
-	}
-	if (!ret)
-		print_row(row->name, median_run(runs, c->repeat));
-	free(runs);
-	return ret;
+	json_array_append_new(ms->doc_runs, json_pack("{s:s, s:s, s:s}",
+		"page", row->name, "backing", backing_names[row->backing],
+		"na", na));
+	printf("  %-6s n/a: %s\n", row->name, na);
 }
 
 static json_t *config(void)
@@ -506,19 +506,27 @@ static json_t *config(void)
 
 static int run_table(const struct common *c)
 {
+	struct mig_sweep ms = {
+		.c = c, .runs = calloc(c->repeat, sizeof(struct mig)),
+	};
+	struct sweep s = {
+		.title = "migrate --table", .ncells = NR_PAGE_ROWS,
+		.runs = c->repeat, .cell = mig_cell, .done = mig_row_done,
+		.arg = &ms,
+	};
 	struct doc doc;
-	int ret = 0;
+	int ret;
 
+	if (!ms.runs)
+		die("out of memory");
 	printf("one migration per page size, each vCPU's share rounded up to "
 	       "it; the run with the median total_ms of %u\n\n", c->repeat);
 	doc_begin(&doc, c, "migrate", config());
 	printf("  %-6s", "page");
 	fields_head(mig_fields);
-	progress_begin("migrate --table", NR_PAGE_ROWS * c->repeat,
-		       NR_PAGE_ROWS * c->repeat);
-	for (u32 r = 0; r < NR_PAGE_ROWS && !ret; r++)
-		ret = table_row(&doc, c, &page_rows[r]);
-	progress_end();
+	ms.doc_runs = doc.runs;
+	ret = run_sweep(&doc, c, &s);
+	free(ms.runs);
 	if (ret) {
 		doc_free(&doc);
 		return 1;

@@ -31,7 +31,6 @@
 #include <sys/mman.h>
 #include "util/util.h"
 #include "util/parse.h"
-#include "util/progress.h"
 #include "results/json.h"
 #include "scenarios/page_rows.h"
 #include "scenarios/scenarios.h"
@@ -316,68 +315,101 @@ static void print_block(const struct cell *cl, const char *title, u64 page)
 		flag_superlinear(cl, k, lo, hi);
 }
 
-static int run_row(struct doc *doc, const struct common *c,
-		   const struct page_row *row, u32 vcpus)
+/*
+ * The sweep's cells: page rows, then vCPU counts, then sizes, one run
+ * each; a block of sizes is printed once its last size ran.
+ */
+struct scale_sweep {
+	struct cell cl[MAX_SIZES];	/* the block's */
+	json_t *doc_runs;
+};
+
+static void scale_at(u32 i, const struct page_row **row, u32 *vcpus, u32 *s)
 {
-	struct cell cl[MAX_SIZES] = {};
-	struct run_hooks h = { .before = before, .once = once };
-	char title[96], sz[32];
+	*row = &page_rows[i / (o.nvcpus * o.nsizes)];
+	*vcpus = o.vcpus[i / o.nsizes % o.nvcpus];
+	*s = i % o.nsizes;
+}
 
-	for (u32 s = 0; s < o.nsizes; s++) {
-		struct vm_params p = c->vm;
+static void scale_cell(u32 i, struct sweep_cell *sc, void *arg)
+{
+	struct scale_sweep *ss = arg;
+	const struct page_row *row;
+	u32 vcpus, s;
+	char sz[32];
 
-		p.nr_vcpus = vcpus;
-		p.vcpu_bytes = o.sizes[s] / vcpus;
-		page_row_params(&p, row);
-		cl[s].na = page_row_unavailable(&p, row) ?: too_big(o.sizes[s]);
-		if (cl[s].na) {
-			json_array_append_new(doc->runs, json_pack(
-				"{s:s, s:i, s:I, s:s}", "page", row->name,
-				"vcpus", vcpus, "size", (json_int_t)o.sizes[s],
-				"na", cl[s].na));
-			progress_skip(gib(o.sizes[s]));
-			continue;
-		}
-		progress_step(gib(o.sizes[s]), "%s pages, %u vCPU%s, %s",
-			      row->name, vcpus, vcpus > 1 ? "s" : "",
-			      fmt_size(o.sizes[s], sz, sizeof(sz)));
-		h.arg = &cl[s];
-		if (run_one(doc, &p, &h, s, false))
-			return -1;
-		jset(json_array_get(doc->runs, json_array_size(doc->runs) - 1),
-		     "page", json_string(row->name));
+	scale_at(i, &row, &vcpus, &s);
+	if (!s)
+		memset(ss->cl, 0, sizeof(ss->cl));
+	sc->vp.nr_vcpus = vcpus;
+	sc->vp.vcpu_bytes = o.sizes[s] / vcpus;
+	page_row_params(&sc->vp, row);
+	sc->na = page_row_unavailable(&sc->vp, row) ?: too_big(o.sizes[s]);
+	ss->cl[s].na = sc->na;
+	if (sc->na) {
+		json_array_append_new(ss->doc_runs, json_pack(
+			"{s:s, s:i, s:I, s:s}", "page", row->name,
+			"vcpus", vcpus, "size", (json_int_t)o.sizes[s],
+			"na", sc->na));
+		return;
 	}
+	sc->h = (struct run_hooks){ .before = before, .once = once,
+				    .arg = &ss->cl[s] };
+	snprintf(sc->label, sizeof(sc->label), "%s pages, %u vCPU%s, %s",
+		 row->name, vcpus, vcpus > 1 ? "s" : "",
+		 fmt_size(o.sizes[s], sz, sizeof(sz)));
+}
+
+static double scale_work(u32 i, void *arg)
+{
+	(void)arg;
+	return gib(o.sizes[i % o.nsizes]);
+}
+
+static void scale_ran(u32 i, u32 k, json_t *run, void *arg)
+{
+	const struct page_row *row;
+	u32 vcpus, s;
+
+	(void)k;
+	(void)arg;
+	scale_at(i, &row, &vcpus, &s);
+	jset(run, "page", json_string(row->name));
+}
+
+static void scale_done(u32 i, const char *na, void *arg)
+{
+	struct scale_sweep *ss = arg;
+	const struct page_row *row;
+	u32 vcpus, s;
+	char title[96];
+
+	(void)na;
+	scale_at(i, &row, &vcpus, &s);
+	if (s + 1 < o.nsizes)
+		return;
 	snprintf(title, sizeof(title), "%s pages (-s %s), %u vCPU%s",
 		 row->name, backing_names[row->backing], vcpus,
 		 vcpus > 1 ? "s" : "");
-	print_block(cl, title, row->page);
-	return 0;
+	print_block(ss->cl, title, row->page);
 }
-
-/* The steps cost about their size: the ETA weighs them so. */
-static void begin_progress(void)
-{
-	double work = 0;
-
-	for (u32 s = 0; s < o.nsizes; s++)
-		work += gib(o.sizes[s]);
-	progress_begin("scale", 2 * o.nvcpus * o.nsizes, 2 * o.nvcpus * work);
-}
-
 static int run(struct common *c)
 {
+	struct scale_sweep ss = {};
+	struct sweep s = {
+		.title = "scale", .ncells = 2 * o.nvcpus * o.nsizes, .runs = 1,
+		.one_run = true, .cell = scale_cell, .work = scale_work,
+		.ran = scale_ran, .done = scale_done, .arg = &ss,
+	};
 	struct doc doc;
-	int ret = 0;
+	int ret;
 
 	printf("mmubench scale: each size, %u vCPU count%s, 4K and 2M pages; "
 	       "one VM each, MMU %s\n", o.nvcpus, o.nvcpus > 1 ? "s" : "",
 	       kvm_mmu_kind());
 	doc_begin(&doc, c, "scale", json_object());
-	begin_progress();
-	for (u32 r = 0; r < 2 && !ret; r++)
-		for (u32 v = 0; v < o.nvcpus && !ret; v++)
-			ret = run_row(&doc, c, &page_rows[r], o.vcpus[v]);
-	progress_end();
+	ss.doc_runs = doc.runs;
+	ret = run_sweep(&doc, c, &s);
 	if (ret) {
 		doc_free(&doc);
 		return 1;

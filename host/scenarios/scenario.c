@@ -90,6 +90,55 @@ int run_repeat(struct doc *doc, const struct vm_params *vp,
 	return ret;
 }
 
+static double sweep_work(const struct sweep *s, u32 i)
+{
+	return s->work ? s->work(i, s->arg) : 1;
+}
+
+/* Cell @i's runs; 0, or 1 at the first that failed. */
+static int sweep_cell_runs(struct doc *doc, const struct sweep *s, u32 i,
+			   struct sweep_cell *sc)
+{
+	double w = sweep_work(s, i);
+
+	for (u32 k = 0; k < s->runs; k++) {
+		if (s->one_run)
+			progress_step(w, "%s", sc->label);
+		else
+			progress_step(w, "%s, run %u of %u", sc->label, k + 1,
+				      s->runs);
+		if (run_one(doc, &sc->vp, &sc->h, k, false))
+			return 1;
+		if (s->ran)
+			s->ran(i, k, json_array_get(doc->runs,
+					json_array_size(doc->runs) - 1), s->arg);
+	}
+	return 0;
+}
+
+int run_sweep(struct doc *doc, const struct common *c, const struct sweep *s)
+{
+	double work = 0;
+	int ret = 0;
+
+	for (u32 i = 0; i < s->ncells; i++)
+		work += sweep_work(s, i) * s->runs;
+	progress_begin(s->title, s->ncells * s->runs, work);
+	for (u32 i = 0; i < s->ncells && !ret; i++) {
+		struct sweep_cell sc = { .vp = c->vm };
+
+		s->cell(i, &sc, s->arg);
+		if (sc.na)
+			progress_skip(sweep_work(s, i) * s->runs);
+		else
+			ret = sweep_cell_runs(doc, s, i, &sc);
+		if (!ret && s->done)
+			s->done(i, sc.na, s->arg);
+	}
+	progress_end();
+	return ret;
+}
+
 json_t *common_config(const struct common *c)
 {
 	const struct vm_params *p = &c->vm;

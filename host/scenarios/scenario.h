@@ -110,6 +110,40 @@ int run_one(struct doc *doc, const struct vm_params *vp,
 int run_all(const struct common *c, const char *scenario, json_t *config,
 	    const struct run_hooks *h);
 
+/*
+ * A sweep (--table, scale): cells one after another, each @runs runs of
+ * a VM of its own, under one progress line and into one document.  The
+ * scenario says what a cell is and what it keeps of each run; the loop,
+ * the progress, the cells this machine cannot run and the stop at the
+ * first failed run are here, once.
+ */
+struct sweep_cell {
+	struct vm_params vp;	/* its VM: the common one, as cell() leaves it */
+	struct run_hooks h;	/* its runs */
+	const char *na;		/* why this machine cannot run it, or NULL */
+	char label[96];		/* on the progress line */
+};
+
+struct sweep {
+	const char *title;	/* the progress line's, "zap --table" */
+	u32 ncells;
+	u32 runs;		/* a cell's runs (--repeat) */
+	/* A cell is one run, its label all the progress line says. */
+	bool one_run;
+	/* Cell @i, from the common VM in @sc->vp. */
+	void (*cell)(u32 i, struct sweep_cell *sc, void *arg);
+	/* Its weight on the progress line a run (optional: 1). */
+	double (*work)(u32 i, void *arg);
+	/* After run @k of cell @i, @run its object in the document (optional). */
+	void (*ran)(u32 i, u32 k, json_t *run, void *arg);
+	/* After cell @i's runs, or its n/a (@na) (optional). */
+	void (*done)(u32 i, const char *na, void *arg);
+	void *arg;
+};
+
+/* The cells in order; 0, or 1 after the first failed run (said why). */
+int run_sweep(struct doc *doc, const struct common *c, const struct sweep *s);
+
 /* The document: begun empty; env is filled by the first VM. */
 void doc_begin(struct doc *doc, const struct common *c, const char *scenario,
 	       json_t *config);

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "util/util.h"
-#include "util/progress.h"
 #include "results/statistics.h"
 #include "scenarios/zap_table.h"
 
@@ -70,30 +69,52 @@ static u32 pick(const struct common *c, const struct zap_opts *base,
 	return n;
 }
 
+struct zap_sweep {
+	const struct common *c;
+	struct zap_row *rows;
+	struct zap_ctx x;
+	bool kprobes;
+};
+
+static void zap_cell(u32 r, struct sweep_cell *sc, void *arg)
+{
+	struct zap_sweep *zs = arg;
+	struct zap_row *row = &zs->rows[r];
+
+	for (u32 m = 0; m < ZAP_METRIC_NR; m++) {
+		row->v[m] = calloc(zs->c->repeat, sizeof(double));
+		if (!row->v[m])
+			die("out of memory");
+	}
+	zs->x = (struct zap_ctx){ .zo = &row->zo };
+	sc->h = (struct run_hooks){ .once = zap_once, .arg = &zs->x };
+	snprintf(sc->label, sizeof(sc->label), "%s", row->zo.name);
+}
+
+static void zap_ran(u32 r, u32 k, json_t *run, void *arg)
+{
+	struct zap_sweep *zs = arg;
+	struct zap_row *row = &zs->rows[r];
+
+	(void)run;
+	for (u32 m = 0; m < ZAP_METRIC_NR; m++)
+		row->v[m][k] = zap_metric(&zs->x.z, m);
+	row->n++;
+	zs->kprobes = zs->x.z.kprobes;
+}
+
 static int run_rows(struct doc *doc, const struct common *c,
 		    struct zap_row *rows, u32 nr, bool *kprobes)
 {
-	for (u32 r = 0; r < nr; r++) {
-		struct zap_ctx x = { .zo = &rows[r].zo };
-		struct run_hooks h = { .once = zap_once, .arg = &x };
+	struct zap_sweep zs = { .c = c, .rows = rows };
+	struct sweep s = {
+		.title = "zap --table", .ncells = nr, .runs = c->repeat,
+		.cell = zap_cell, .ran = zap_ran, .arg = &zs,
+	};
+	int ret = run_sweep(doc, c, &s);
 
-		for (u32 m = 0; m < ZAP_METRIC_NR; m++) {
-			rows[r].v[m] = calloc(c->repeat, sizeof(double));
-			if (!rows[r].v[m])
-				die("out of memory");
-		}
-		for (u32 k = 0; k < c->repeat; k++) {
-			progress_step(1, "%s, run %u of %u", rows[r].zo.name,
-				      k + 1, c->repeat);
-			if (run_one(doc, &c->vm, &h, k, false))
-				return -1;
-			for (u32 m = 0; m < ZAP_METRIC_NR; m++)
-				rows[r].v[m][k] = zap_metric(&x.z, m);
-			rows[r].n++;
-			*kprobes = x.z.kprobes;
-		}
-	}
-	return 0;
+	*kprobes = zs.kprobes;
+	return ret ? -1 : 0;
 }
 
 int zap_table(const struct common *c, const struct zap_opts *zo,
@@ -114,9 +135,7 @@ int zap_table(const struct common *c, const struct zap_opts *zo,
 	doc_begin(&doc, c, "zap", json_pack("{s:s, s:i}", "table",
 					    *list ? list : "all",
 					    "zap_count", zo->count));
-	progress_begin("zap --table", nr * c->repeat, nr * c->repeat);
 	ret = run_rows(&doc, c, rows, nr, &kprobes);
-	progress_end();
 	if (!ret) {
 		/* The seed's two tables first: kernel-side where probes worked. */
 		if (kprobes) {
