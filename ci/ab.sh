@@ -40,20 +40,19 @@
 set -euo pipefail
 
 prog=ci/ab.sh
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=ci/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # shellcheck source=retry.sh
 source "$here/retry.sh"
 # shellcheck source=ab-common.sh
 source "$here/ab-common.sh"
 # shellcheck source=kernel/source.sh
 source "$here/kernel/source.sh"	# kernel_bases, kernel_base
-repo=$(cd "$here/.." && pwd)
 host_arch=$(uname -m | sed -e 's/aarch64/arm64/')
 arch=$host_arch series='' repeat=5 out='' bin='' guest='' clock=host smp=''
 kernel_base 6.1
 run_opts=() dashdash=0 ksrc_arg='' sides_arg='' kernel_given=0
 
-die() { echo "$prog: error: $1" >&2; exit "${2:-1}"; }
 usage() { # [STATUS]: 0 for --help (stdout), 2 for bad usage (stderr)
 	local fd=2
 	[[ ${1:-2} != 0 ]] || fd=1

@@ -24,11 +24,10 @@
 set -euo pipefail
 
 prog=ci/baseline.sh
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=ci/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 store='' date='' table=$here/regressions.conf report='' night_dir=''
 
-usage_die() { echo "$prog: error: $*" >&2; exit 2; }
-die() { echo "$prog: error: $*" >&2; exit 1; }
 while (($#)); do
 	case $1 in
 	--store|--date|--thresholds|--report)

@@ -14,7 +14,8 @@
 set -euo pipefail
 
 prog=ci/fetch-arm64.sh
-die() { echo "$prog: error: $*" >&2; exit 1; }
+# shellcheck source=ci/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 usage() { # STATUS
 	echo "usage: $prog DIR PACKAGE... [-- FILE...]" >&"$(( $1 ? 2 : 1 ))"
 	exit "$1"

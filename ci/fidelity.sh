@@ -39,12 +39,13 @@
 set -uo pipefail
 
 prog=ci/fidelity.sh
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+die_status=2
+# shellcheck source=ci/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 seeds='' out='' night=''
 declare -A exp_dir=() night_of=()
 bases=()
 
-die() { echo "$prog: error: $*" >&2; exit 2; }
 while (($#)); do
 	case $1 in
 	--seeds|--experiment|--out|--night) (($# >= 2)) || die "$1 needs a value" ;;&

@@ -54,14 +54,14 @@
 set -euo pipefail
 
 prog=ci/kexec-ab.sh
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=ci/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # shellcheck source=ab-common.sh
 source "$here/ab-common.sh"
 # shellcheck source=kexec/slots.sh
 source "$here/kexec/slots.sh"
 # shellcheck source=kernel/source.sh
 source "$here/kernel/source.sh"	# kernel_bases, kernel_base
-repo=$(cd "$here/.." && pwd)
 host_arch=$(uname -m | sed -e 's/aarch64/arm64/')
 arch=$host_arch
 kernel_base 6.1
@@ -73,7 +73,6 @@ kargs=() ksrc_arg='' sides_arg='' kernel_given=0
 # The kernels of sides A and B: original and the series, or --sides'.
 name_a=original name_b=''
 
-die() { echo "$prog: error: $1" >&2; exit "${2:-1}"; }
 say() { echo "$prog: $*" >&2; }
 usage() { # [STATUS]: 0 for --help (stdout), 2 for bad usage (stderr)
 	local fd=2

@@ -21,14 +21,15 @@
 set -euo pipefail
 
 prog=ci/kvm-exec.sh
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+die_status=2
+# shellcheck source=ci/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 arch=$(uname -m | sed -e 's/aarch64/arm64/')
 host_arch=$arch
 nested=()
 script=
 extra=()
 
-die() { echo "$prog: error: $*" >&2; exit 2; }
 usage() { # STATUS: 0 for --help, on stdout
 	local fd=2
 	[[ $1 != 0 ]] || fd=1

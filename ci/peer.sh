@@ -44,8 +44,8 @@
 set -euo pipefail
 
 prog=ci/peer.sh
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(cd "$here/.." && pwd)
+# shellcheck source=ci/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # shellcheck source=kernel/source.sh
 source "$here/kernel/source.sh"	# kernel_base, kernel_source (sets src_id)
 # shellcheck source=retry.sh
@@ -57,9 +57,7 @@ kernel_base 6.1
 out='' timeout='' build_only=0
 run_opts=()
 
-die() { echo "$prog: error: $1" >&2; exit "${2:-1}"; }
 bad() { die "$1" 2; }
-note() { echo "$prog: $*" >&2; }
 usage() { # [STATUS]: 0 for --help (stdout), 2 for bad usage (stderr)
 	local fd=2
 	[[ ${1:-2} != 0 ]] || fd=1

@@ -32,13 +32,11 @@
 set -euo pipefail
 
 prog=ci/regress.sh
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(cd "$here/.." && pwd)
+# shellcheck source=ci/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 mmubench=${MMUBENCH_BIN:-$repo/build/mmubench}
 tables=() old_name='' new_name='' out='' files=() rules_only=0
 
-usage_die() { echo "$prog: error: $*" >&2; exit 2; }
-die() { echo "$prog: error: $*" >&2; exit 1; }
 while (($#)); do
 	case $1 in
 	--thresholds|--old-name|--new-name|--out)

@@ -27,12 +27,11 @@
 set -euo pipefail
 
 prog=ci/report.sh
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(cd "$here/.." && pwd)
+# shellcheck source=ci/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 out='' trend=30 nights=()
 mmub=${MMUBENCH:-$repo/build/mmubench}
 
-die() { echo "$prog: error: $1" >&2; exit "${2:-1}"; }
 while (($#)); do
 	case $1 in
 	--out|--trend) (($# >= 2)) || die "$1 needs a value" 2 ;;&

@@ -45,15 +45,15 @@
 set -uo pipefail
 
 prog=ci/resolution.sh
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(cd "$here/.." && pwd)
+die_status=2
+# shellcheck source=ci/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 grades=5,10,25,50,100 repeat=10 at=5,10 out='' from=''
 metrics=kernel_zap_iqm_us,kernel_zap_p50_us,kernel_zap_total_ms,zap_total_ms,madvise_p50_us
 ab_opts=()
 scenario=(zap --zap same4 -v 2 -b 32m --zap-count 100)
 base=test-slow-zap-walk
 
-die() { echo "$prog: error: $1" >&2; exit "${2:-2}"; }
 while (($#)); do
 	case $1 in
 	--grades|--repeat|--at|--metrics|--clock|--smp|--mem|--timeout|--out|--from|--mmubench|--guest)

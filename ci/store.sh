@@ -21,13 +21,11 @@
 set -euo pipefail
 
 prog=ci/store.sh
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(cd "$here/.." && pwd)
+# shellcheck source=ci/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 store='' date='' night_dir=''
 mmubench=${MMUBENCH_BIN:-$repo/build/mmubench}
 
-usage_die() { echo "$prog: error: $*" >&2; exit 2; }
-die() { echo "$prog: error: $*" >&2; exit 1; }
 while (($#)); do
 	case $1 in
 	--store|--date) (($# >= 2)) || usage_die "$1 needs a value" ;;&

@@ -26,11 +26,11 @@
 set -euo pipefail
 
 prog=ci/workflow.sh
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(cd "$here/.." && pwd)
+die_status=2
+# shellcheck source=ci/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 jobs='ci, nightly'
 
-die() { echo "$prog: error: $*" >&2; exit 2; }
 
 dry=0
 case ${1:-} in

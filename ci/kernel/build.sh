@@ -32,8 +32,8 @@
 set -euo pipefail
 
 prog=ci/kernel/build.sh
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(cd "$here/../.." && pwd)
+# shellcheck source=ci/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 # shellcheck source=source.sh
 source "$here/source.sh"	# kernel_base, kernel_source (sets src_id)
 # shellcheck source=user-source.sh
@@ -45,8 +45,6 @@ base=6.1 base_given=0 series_given=0
 ksrc='' ref='' onto='' upatches='' name='' split_dir=''
 trap '[[ -z $split_dir ]] || rm -rf "$split_dir"' EXIT
 
-die() { echo "$prog: error: $1" >&2; exit "${2:-1}"; }
-note() { echo "$prog: $*" >&2; }
 
 usage() { # [STATUS]: 0 for --help, on stdout
 	local fd=2

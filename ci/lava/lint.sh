@@ -15,12 +15,11 @@ set -euo pipefail
 
 prog=ci/lava/lint.sh
 version=2.9.1
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(cd "$here/../.." && pwd)
+# shellcheck source=ci/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 # shellcheck source=ci/npm-module.sh
 source "$here/../npm-module.sh"
 
-die() { echo "$prog: error: $1" >&2; exit "${2:-1}"; }
 
 files=("$@")
 if ((${#files[@]} == 0)); then

@@ -38,12 +38,11 @@
 set -uo pipefail
 
 prog=ci/lava/run.sh
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(cd "$here/../.." && pwd)
+# shellcheck source=ci/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 label='' only='' repeat=5 out='' results=''
 mmub=${MMUBENCH:-$repo/build/mmubench}
 
-die() { echo "$prog: error: $1" >&2; exit "${2:-1}"; }
 while (($#)); do
 	case $1 in
 	--label|--only|--repeat|--out|--results)

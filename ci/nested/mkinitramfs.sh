@@ -30,7 +30,8 @@ cpus=
 
 cmd=()
 
-die() { echo "$prog: error: $*" >&2; exit 1; }
+# shellcheck source=ci/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 usage() { # [STATUS]: 0 for --help, on stdout
 	local fd=2

@@ -29,8 +29,8 @@
 set -euo pipefail
 
 prog=ci/nested/run.sh
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(cd "$here/../.." && pwd)
+# shellcheck source=ci/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 # shellcheck source=../kernel/source.sh
 source "$repo/ci/kernel/source.sh"	# kernel_bases, kernel_base
 arch=x86_64 kernel='' base=6.1 series=original smp=2 mem=2G cpu=max timeout=600 clock=host
@@ -39,7 +39,6 @@ files=()
 disks=()
 cmd=()
 
-die() { echo "$prog: error: $1" >&2; exit "${2:-1}"; }
 
 usage() { # [STATUS]: 0 for --help, on stdout
 	local fd=2

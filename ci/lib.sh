@@ -1,0 +1,17 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0
+# The preamble every script of ci/ shares, sourced after it set prog
+# (its name in messages, "ci/ab.sh"):
+#
+#   here, repo       the script's folder and the repository, absolute
+#   die MSG [STATUS] "$prog: error: MSG" on stderr, then exit STATUS
+#                    (default die_status, 1 unless the script set it)
+#   usage_die MSG    the same, exit 2: bad input, before anything ran
+#   note MSG...      "$prog: MSG" on stderr
+
+here=$(cd "$(dirname "${BASH_SOURCE[1]}")" && pwd)
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+die() { echo "$prog: error: $1" >&2; exit "${2:-${die_status:-1}}"; }
+usage_die() { echo "$prog: error: $*" >&2; exit 2; }
+note() { echo "$prog: $*" >&2; }
