@@ -77,11 +77,13 @@ endif
 HOST_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wshadow \
 	-Wno-missing-field-initializers -Iinclude -Ihost $(HOST_DEP_CFLAGS) \
 	-DMMUB_VERSION='"$(VERSION)"' $(HOST_SAN) -MMD -MP
-# vmm/ the VM, kernel/ KVM's interfaces, scenarios/ the experiments,
+# vmm/ the VM, kernel/ KVM's interfaces, framework/ what every scenario
+# shares, scenarios/ the experiments,
 # results/ the offline commands, util/ die() and its cleanup registry,
 # engine/ what the engine needs in a host process (README.md, "Design").
 HOST_SRCS := $(wildcard host/*.c host/util/*.c host/vmm/*.c \
-	host/vmm/arch/$(ARCH)/*.c host/kernel/*.c host/scenarios/*.c \
+	host/vmm/arch/$(ARCH)/*.c host/kernel/*.c host/framework/*.c \
+	host/scenarios/*.c host/scenarios/*/*.c \
 	host/results/*.c host/backend/*.c host/engine/*.c host/migrate/*.c) \
 	$(COMMON_SRCS) $(ENGINE_SRCS)
 HOST_OBJS := $(HOST_SRCS:%.c=$(HOST_OUT)/obj/host/%.o)

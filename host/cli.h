@@ -9,7 +9,7 @@
 #define HOST_CLI_H
 
 #include <stdio.h>
-#include "scenarios/scenario.h"
+#include "framework/scenario.h"
 
 /*
  * Parse argv (argv[0] is the scenario's name) for @s: the common options

@@ -26,10 +26,10 @@
 #include "util/parse.h"
 #include "results/json.h"
 #include "migrate/source.h"
-#include "scenarios/oracle.h"
-#include "scenarios/page_rows.h"
+#include "framework/oracle.h"
+#include "framework/page_rows.h"
 #include "scenarios/scenarios.h"
-#include "scenarios/migrate_qemu.h"
+#include "backend/qemu_migrate.h"
 
 /* Linux 6.1; older C libraries do not name it. */
 #ifndef MADV_COLLAPSE

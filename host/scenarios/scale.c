@@ -32,7 +32,7 @@
 #include "util/util.h"
 #include "util/parse.h"
 #include "results/json.h"
-#include "scenarios/page_rows.h"
+#include "framework/page_rows.h"
 #include "scenarios/scenarios.h"
 
 #define MAX_SIZES	16

@@ -4,7 +4,7 @@
 #define HOST_SCENARIOS_SCENARIOS_H
 
 #include <stddef.h>
-#include "scenarios/scenario.h"
+#include "framework/scenario.h"
 
 extern const struct scenario scenario_touch;
 extern const struct scenario scenario_dirty_log;

@@ -12,7 +12,7 @@
 #include "util/util.h"
 #include "backend/qemu.h"
 #include "results/json.h"
-#include "scenarios/scenario.h"
+#include "framework/scenario.h"
 #include "scenarios/scenarios.h"
 
 enum { O_EXEC = 512, O_BACKEND };

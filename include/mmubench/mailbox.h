@@ -72,7 +72,7 @@ struct mmub_pass {
 /*
  * The 8-byte stamp the guest writes at each written stride: its epoch
  * lets the dirty-log oracle tell writes before a harvest from writes
- * after it (see host/scenarios/oracle.c).
+ * after it (see host/framework/oracle.c).
  */
 #define MMUB_STAMP(gen, epoch, cpu) \
 	(((u64)(gen) << 40) | ((u64)((epoch) & 0xffffffffU) << 8) | ((cpu) + 1))

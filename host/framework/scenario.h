@@ -7,14 +7,14 @@
  * the scenarios; cli.c parses the common options and hands each
  * scenario its own.
  */
-#ifndef HOST_SCENARIOS_SCENARIO_H
-#define HOST_SCENARIOS_SCENARIO_H
+#ifndef HOST_FRAMEWORK_SCENARIO_H
+#define HOST_FRAMEWORK_SCENARIO_H
 
 #include <getopt.h>
 #include <jansson.h>
 #include "vmm/vmm.h"
 #include "kernel/dirty_log.h"
-#include "scenarios/report.h"
+#include "framework/report.h"
 #include "results/metrics.h"
 
 /* An option, for getopt_long() and for the usage. */

@@ -4,11 +4,11 @@
  * pre-copy migration, between two QEMUs (TCG) booting the same guest, as
  * an anchor beside mmubench's model of it.
  */
-#ifndef HOST_SCENARIOS_MIGRATE_QEMU_H
-#define HOST_SCENARIOS_MIGRATE_QEMU_H
+#ifndef HOST_BACKEND_QEMU_MIGRATE_H
+#define HOST_BACKEND_QEMU_MIGRATE_H
 
 #include "backend/qemu.h"
-#include "scenarios/scenario.h"
+#include "framework/scenario.h"
 
 struct qemu_migrate_opts {
 	u64 bandwidth;		/* bytes/s; 0: no cap */

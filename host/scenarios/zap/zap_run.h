@@ -3,11 +3,11 @@
  * Seed 001's invalidation runs, shared by the zap scenario (zap.c) and
  * its --table (zap_table.c): zap_run.c makes one run and its results.
  */
-#ifndef HOST_SCENARIOS_ZAP_RUN_H
-#define HOST_SCENARIOS_ZAP_RUN_H
+#ifndef HOST_SCENARIOS_ZAP_ZAP_RUN_H
+#define HOST_SCENARIOS_ZAP_ZAP_RUN_H
 
 #include "kernel/probes.h"
-#include "scenarios/scenario.h"
+#include "framework/scenario.h"
 
 struct zap_opts {
 	bool rolling;		/* rolling:SIZE, else same:SIZE */

@@ -17,8 +17,8 @@
 #include "util/parse.h"
 #include "results/json.h"
 #include "kernel/eager_split.h"
-#include "scenarios/dirty_log_table.h"
-#include "scenarios/oracle.h"
+#include "scenarios/dirty_log/dirty_log_table.h"
+#include "framework/oracle.h"
 #include "scenarios/scenarios.h"
 
 enum {

@@ -7,10 +7,10 @@
  * anonymous page reads as zero, which is the host's doing and needs no
  * report; any write after the zap must be reported.
  */
-#ifndef HOST_SCENARIOS_ZAP_LOG_H
-#define HOST_SCENARIOS_ZAP_LOG_H
+#ifndef HOST_SCENARIOS_ZAP_ZAP_LOG_H
+#define HOST_SCENARIOS_ZAP_ZAP_LOG_H
 
-#include "scenarios/oracle.h"
+#include "framework/oracle.h"
 
 struct zap_log {
 	enum dlog_mode mode;	/* DLOG_NONE: no logging */

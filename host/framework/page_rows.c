@@ -3,7 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include "util/util.h"
-#include "scenarios/page_rows.h"
+#include "framework/page_rows.h"
 
 const struct page_row page_rows[NR_PAGE_ROWS] = {
 	{ "4K", BACKING_ANONYMOUS, MMUB_SZ_4K },

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-#ifndef HOST_SCENARIOS_DIRTY_LOG_TABLE_H
-#define HOST_SCENARIOS_DIRTY_LOG_TABLE_H
+#ifndef HOST_SCENARIOS_DIRTY_LOG_DIRTY_LOG_TABLE_H
+#define HOST_SCENARIOS_DIRTY_LOG_DIRTY_LOG_TABLE_H
 
 #include "kernel/dirty_log.h"
 #include "kernel/eager_split.h"
-#include "scenarios/scenario.h"
+#include "framework/scenario.h"
 
 #define TABLE_MODES_MAX	3
 

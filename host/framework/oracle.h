@@ -46,8 +46,8 @@
  * already, so the newer write is not required in the next harvest.  Any
  * oracle that lets the vCPUs run during the harvest has this window.
  */
-#ifndef HOST_SCENARIOS_ORACLE_H
-#define HOST_SCENARIOS_ORACLE_H
+#ifndef HOST_FRAMEWORK_ORACLE_H
+#define HOST_FRAMEWORK_ORACLE_H
 
 #include "vmm/vmm.h"
 #include "kernel/dirty_log.h"

@@ -8,7 +8,7 @@
 #include "util/util.h"
 #include "util/progress.h"
 #include "results/json.h"
-#include "scenarios/scenario.h"
+#include "framework/scenario.h"
 
 int run_pass(struct vm *vm, struct run *r, const char *name, u32 gen)
 {

@@ -10,7 +10,7 @@
 #include <linux/kvm.h>
 #include "util/util.h"
 #include "results/json.h"
-#include "scenarios/report.h"
+#include "framework/report.h"
 
 #ifndef MMUB_VERSION
 #define MMUB_VERSION "unknown"

@@ -13,8 +13,8 @@
 #include "kernel/stats.h"
 #include "results/json.h"
 #include "results/statistics.h"
-#include "scenarios/dirty_log_table.h"
-#include "scenarios/page_rows.h"
+#include "scenarios/dirty_log/dirty_log_table.h"
+#include "framework/page_rows.h"
 
 static const enum dlog_mode all_cols[] = {
 	DLOG_GET, DLOG_CLEAR, DLOG_CLEAR_INIT_SET,

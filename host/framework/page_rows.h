@@ -3,8 +3,8 @@
  * The rows of the cover letters' tables: 4K, 2M and 1G pages, each with
  * the backing that gives it, and why this machine cannot give one.
  */
-#ifndef HOST_SCENARIOS_PAGE_ROWS_H
-#define HOST_SCENARIOS_PAGE_ROWS_H
+#ifndef HOST_FRAMEWORK_PAGE_ROWS_H
+#define HOST_FRAMEWORK_PAGE_ROWS_H
 
 #include "vmm/vmm.h"
 

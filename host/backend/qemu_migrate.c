@@ -35,7 +35,7 @@
 #include "results/json.h"
 #include "backend/qemu.h"
 #include "backend/qmp.h"
-#include "scenarios/migrate_qemu.h"
+#include "backend/qemu_migrate.h"
 
 /* The guest's passes= cap: far longer than any migration here. */
 #define FOREVER_PASSES	1000000

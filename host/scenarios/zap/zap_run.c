@@ -17,8 +17,8 @@
 #include <sys/mman.h>
 #include "util/util.h"
 #include "results/json.h"
-#include "scenarios/zap_log.h"
-#include "scenarios/zap_run.h"
+#include "scenarios/zap/zap_log.h"
+#include "scenarios/zap/zap_run.h"
 
 static bool backing_keeps_data(enum backing_type t)
 {

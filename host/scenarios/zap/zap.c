@@ -9,8 +9,8 @@
 #include "util/util.h"
 #include "util/parse.h"
 #include "scenarios/scenarios.h"
-#include "scenarios/oracle.h"
-#include "scenarios/zap_table.h"
+#include "framework/oracle.h"
+#include "scenarios/zap/zap_table.h"
 
 enum {
 	O_ZAP = 512, O_COUNT, O_DURATION, O_PAUSE, O_TABLE, O_DLOG, O_VERIFY,

@@ -11,7 +11,7 @@
 #include <string.h>
 #include "util/util.h"
 #include "results/statistics.h"
-#include "scenarios/zap_table.h"
+#include "scenarios/zap/zap_table.h"
 
 #define MAX_ROWS	16
 

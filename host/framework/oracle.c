@@ -6,7 +6,7 @@
 #include "util/util.h"
 #include "util/bitmap.h"
 #include "results/json.h"
-#include "scenarios/oracle.h"
+#include "framework/oracle.h"
 
 static u64 page_word(const struct vm *vm, u64 page)
 {

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "util/util.h"
-#include "scenarios/scenario.h"
-#include "scenarios/zap_log.h"
+#include "framework/scenario.h"
+#include "scenarios/zap/zap_log.h"
 
 void zap_log_start(struct zap_log *l, struct vm *vm)
 {
