@@ -16,7 +16,7 @@
 #            [--] SCENARIO OPTIONS...
 #
 # Without "--", a --repeat after the scenario is still ab's (boots a
-# side), as in "mmubench ab --kernel 6.1 --series NAME zap ... --repeat 5";
+# side), as in "ci/ab.sh --kernel 6.1 --series NAME zap ... --repeat 5";
 # after "--" every word is the scenario's.
 # --runs adds every run's value to the comparison (seed 002's table).
 # --clock icount[:SHIFT] boots every kernel with its clocks counting

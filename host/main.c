@@ -31,10 +31,6 @@ static const struct command {
 } commands[] = {
 	{ "compare", "A.json B.json [C.json ...]: per metric medians, B/A "
 	  "(C/A ...), t-test and Mann-Whitney at 95 %", cmd_compare },
-	{ "ab", "--series NAME[,NAME...] | --kernel-src SRC --sides A=REF,B=REF "
-	  "[--repeat R] -- SCENARIO ...: original vs patched kernels (or "
-	  "your tree's), nested boots A B A B (A B C ...), then compare "
-	  "(ci/ab.sh)", cmd_ab },
 	{ "merge", "OUT.json IN.json...: the runs of several documents in one",
 	  cmd_merge },
 	{ "metrics", "[SCENARIO]: the metrics each scenario declares, which way is "
@@ -53,6 +49,9 @@ static void usage(FILE *f)
 	fprintf(f, "\nCommands (mmubench COMMAND --help):\n");
 	for (size_t i = 0; i < MMUB_ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-11s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\nA/B experiments across kernels: ci/ab.sh in the source "
+		   "tree (it builds and boots the kernels, this binary runs in "
+		   "them).\n");
 	fprintf(f, "\n");
 	cli_usage_options(f, NULL);
 	for (size_t i = 0; i < scenario_count; i++)
@@ -86,6 +85,14 @@ static void unknown(const char *name)
 {
 	char list[256] = "";
 
+	/*
+	 * An A/B experiment builds kernels and boots them nested, shell
+	 * work: ci/ab.sh does it and runs this binary in each boot.
+	 */
+	if (!strcmp(name, "ab"))
+		die("ab: A/B experiments across kernels are ci/ab.sh in the "
+		    "source tree (it builds and boots the kernels and runs this "
+		    "binary in each)");
 	for (size_t i = 0; i < scenario_count; i++)
 		snprintf(list + strlen(list), sizeof(list) - strlen(list),
 			 "%s, ", scenario_list[i]->name);

@@ -33,7 +33,7 @@ bad() { # EXPECTED-TEXT ARGS...
 @test "slots that do not divide the memory" { bad "-x 3: 64M of test memory does not split into 3 slots" touch -b 64m -x 3; }
 @test "range outside the test memory" { bad "--ranges: range 0 (offset" touch -b 64m --ranges 60m+8m; }
 @test "malformed ranges" { bad "--ranges 1m: bad list" touch --ranges 1m; }
-@test "unknown scenario" { bad "frob: unknown scenario (accepted: touch, dirty-log, zap, nx-recovery, bench, migrate, scale, compare, ab, merge, metrics, migrate-receive)" frob; }
+@test "unknown scenario" { bad "frob: unknown scenario (accepted: touch, dirty-log, zap, nx-recovery, bench, migrate, scale, compare, merge, metrics, migrate-receive)" frob; }
 @test "unknown option" { bad "--frob: unknown option" touch --frob; }
 @test "option without its value" { bad "-v: needs a value" touch -v; }
 @test "repeat 0" { bad "--repeat 0: out of range" touch --repeat 0; }

@@ -10,8 +10,6 @@
 int cmd_compare(int argc, char **argv);
 /* mmubench merge OUT.json IN.json...: the runs of IN... in one document */
 int cmd_merge(int argc, char **argv);
-/* mmubench ab ...: runs ci/ab.sh */
-int cmd_ab(int argc, char **argv);
 /* mmubench metrics [SCENARIO]: the metrics the scenarios declare */
 int cmd_metrics(int argc, char **argv);
 
