@@ -80,7 +80,7 @@ HOST_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wshadow \
 # vmm/ the VM, kernel/ KVM's interfaces, framework/ what every scenario
 # shares, scenarios/ the experiments,
 # results/ the offline commands, util/ die() and its cleanup registry,
-# engine/ what the engine needs in a host process (README.md, "Design").
+# engine/ what the engine needs in a host process (docs/design.md).
 HOST_SRCS := $(wildcard host/*.c host/util/*.c host/vmm/*.c \
 	host/vmm/arch/$(ARCH)/*.c host/kernel/*.c host/framework/*.c \
 	host/scenarios/*.c host/scenarios/*/*.c \

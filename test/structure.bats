@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
-# The host's structure (README.md, "Design"): no include cycle between
+# The host's structure (docs/design.md): no include cycle between
 # files or folders; results/ and util/ stand alone; nothing from guest/.
 load helpers
 
