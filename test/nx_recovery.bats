@@ -34,10 +34,11 @@ NX_ARGS="nx-recovery -v 2 -b 16m -x 4 --reserve-hugepages --recovery-period 500"
 		command -v "$q" >/dev/null || fail "$q missing: apt-get install qemu-system-x86 qemu-system-arm (make deps)"
 		run "$MMUBENCH" touch --backend qemu --exec -v 2 -b 4m -i 2 --guest "$O/$a/guest.elf" --json "$j"
 		assert_success
-		run jq -e --arg a "$a" '.arch == $a and .config.action == "exec" and
-			(.passes | length == 6) and all(.passes[]; .accesses == 1024) and
-			all(.passes[] | select(.pass == 0); .writes == 1024) and
-			all(.passes[] | select(.pass > 0); .writes == 0)' "$j"
+		run jq -e --arg a "$a" '.env.arch == $a and .config.action == "exec" and
+			.results.runs[0].phases as $p |
+			([$p[].vcpus[]] | length == 6) and all($p[].vcpus[]; .accesses == 1024) and
+			all($p[] | select(.name == "populate") | .vcpus[]; .writes == 1024) and
+			all($p[] | select(.name != "populate") | .vcpus[]; .writes == 0)' "$j"
 		assert_success
 	done
 }

@@ -18,14 +18,23 @@ setup() {
 	assert_line --regexp "^  populate +1 +4096 +[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9]+ +[0-9]+$"
 	assert_line --regexp "^  iter2 +0 +4096 "
 	assert_line --regexp "^  iter2 +1 +4096 "
-	run jq -e '.backend == "qemu" and .machine == "microvm" and .boot_ms > 0 and
-		(.passes | length == 6) and
-		([.passes[] | select(.vcpu == 1)] | length == 3) and
-		all(.passes[]; .accesses == 4096 and .latency_ns.p99 > 0)' "$j"
+	# The same document as a KVM run's: one run, its phases and vCPUs.
+	run jq -e '.scenario == "touch" and .config.backend == "qemu" and
+		.env.backend == "qemu" and .env.machine == "microvm" and
+		(.results.runs | length == 1) and .results.runs[0].boot_ms > 0 and
+		([.results.runs[0].phases[].name] == ["populate", "iter1", "iter2"]) and
+		([.results.runs[0].phases[].vcpus[]] | length == 6) and
+		([.results.runs[0].phases[].vcpus[] | select(.vcpu == 1)] | length == 3) and
+		all(.results.runs[0].phases[].vcpus[]; .accesses == 4096 and .latency_ns.p99 > 0)' "$j"
 	assert_success
+	# compare reads it as it reads any touch document.
+	run "$MMUBENCH" compare "$j" "$j"
+	assert_success
+	assert_line --regexp '^ns_sum  '
+	assert_line --regexp '^  iter2 +1 +1 '
 	# The guest's clock, measured against the PIT, is right: no pass
 	# lasts longer than the whole run did on the host's clock.
-	run jq -e --argjson wall "$wall_ns" 'all(.passes[]; .ns > 0 and .ns < $wall)' "$j"
+	run jq -e --argjson wall "$wall_ns" 'all(.results.runs[0].phases[].vcpus[]; .ns > 0 and .ns < $wall)' "$j"
 	assert_success
 }
 

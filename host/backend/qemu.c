@@ -325,3 +325,35 @@ int qemu_run(const struct vm_params *p, u32 passes, struct qemu_result *res)
 	free(out);
 	return !status && json_array_size(res->passes) == want ? 0 : 1;
 }
+
+/*
+ * The passes as phases, as a KVM run's document has them: "populate"
+ * (pass 0), then "iterN", each with its vCPUs, so that compare and the
+ * report read a QEMU run like any other.  Takes @passes.
+ */
+json_t *qemu_phases(json_t *passes)
+{
+	json_t *phases = json_array(), *p, *ph = NULL;
+	json_int_t cur = -1;
+	size_t i;
+
+	json_array_foreach(passes, i, p) {
+		json_int_t n = json_integer_value(json_object_get(p, "pass"));
+		char name[32];
+
+		if (n != cur) {
+			if (n)
+				snprintf(name, sizeof(name), "iter%lld", (long long)n);
+			else
+				snprintf(name, sizeof(name), "populate");
+			ph = json_pack("{s:s, s:[]}", "name", name, "vcpus");
+			if (!ph || json_array_append_new(phases, ph))
+				die("out of memory");
+			cur = n;
+		}
+		json_object_del(p, "pass");
+		json_array_append(json_object_get(ph, "vcpus"), p);
+	}
+	json_decref(passes);
+	return phases;
+}

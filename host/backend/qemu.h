@@ -61,6 +61,12 @@ void qemu_check_params(const struct vm_params *p);
 int qemu_run(const struct vm_params *p, u32 passes, struct qemu_result *res);
 
 /*
+ *  (qemu_result's, taken) as a document's phases: "populate",
+ * "iter1"..., each with its vCPUs, as a KVM run has them.
+ */
+json_t *qemu_phases(json_t *passes);
+
+/*
  * QEMU command lines per guest architecture, chosen by the image's ELF
  * machine: any host can run either guest under TCG.
  */

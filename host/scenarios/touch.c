@@ -75,27 +75,26 @@ static int once(struct vm *vm, struct run *r, u32 index, void *arg)
 	return 0;
 }
 
-/* The same table from the guest alone under QEMU; JSON if it finished. */
+/*
+ * The same table from the guest alone under QEMU; if it finished, the
+ * same document as a KVM run's: one run, its phases, the backend in env.
+ */
 static int run_qemu(const struct common *c)
 {
 	struct qemu_result res;
-	json_t *doc = json_object();
-	int ret;
+	struct doc doc;
 
-	if (!doc)
-		die("out of memory");
-	ret = qemu_run(&c->vm, c->iterations + 1, &res);
-	jset(doc, "scenario", json_string("touch"));
-	jset(doc, "backend", json_string("qemu"));
-	jset(doc, "arch", json_string(res.arch));
-	jset(doc, "machine", json_string(res.machine));
-	jset(doc, "boot_ms", json_real(res.boot_ms));
-	jset(doc, "config", common_config(c));
-	jset(doc, "passes", res.passes);
-	if (c->json && !ret && json_write_atomic(c->json, doc))
-		die("--json %s: cannot write it: %m", c->json);
-	json_decref(doc);
-	return ret;
+	if (qemu_run(&c->vm, c->iterations + 1, &res)) {
+		json_decref(res.passes);
+		return 1;
+	}
+	doc_begin(&doc, c, "touch", json_pack("{s:s}", "backend", "qemu"));
+	jset(doc.root, "env", json_pack("{s:s, s:s, s:s}", "backend", "qemu",
+					"arch", res.arch, "machine", res.machine));
+	json_array_append_new(doc.runs, json_pack("{s:f, s:o}", "boot_ms",
+		res.boot_ms, "phases", qemu_phases(res.passes)));
+	doc_finish(&doc);
+	return 0;
 }
 
 static int run(struct common *c)
