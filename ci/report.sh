@@ -80,16 +80,16 @@ experiments+=(peer)
 declare -A about=(
 	[peer]='x86_64: the kernel&#39;s dirty_log_perf_test (A) beside mmubench dirty-log (B)'
 ) about_direct=() headline=()
-html() { jq -Rr @html <<<"$1"; }
+esc() { jq -Rr @html <<<"$1"; }
 for x in "${mf_names[@]}"; do
 	s=$(manifest_series "$x" 6.1) a=$(manifest_get "$x" about)
 	if [[ $a && $s == original ]]; then
-		about[$x]=$(html "$(manifest_get "$x" arch), an A/A run: $a")
+		about[$x]=$(esc "$(manifest_get "$x" arch), an A/A run: $a")
 	elif [[ $a ]]; then
-		about[$x]=$(html "$(manifest_get "$x" arch), original against ${s//,/ and }: $a")
+		about[$x]=$(esc "$(manifest_get "$x" arch), original against ${s//,/ and }: $a")
 	fi
 	a=$(manifest_get "$x" about_direct)
-	[[ -z $a ]] || about_direct[$x]=$(html "$a")
+	[[ -z $a ]] || about_direct[$x]=$(esc "$a")
 	a=$(manifest_get "$x" headline)
 	[[ -z $a ]] || headline[$x]=$a
 done
@@ -103,7 +103,6 @@ for d in "$last"/*/; do
 	fi
 done
 
-esc() { jq -Rr @html <<<"$1"; }
 gpq() { local s=${1//\'/\'\'}; printf "'%s'" "$s"; } # a gnuplot string
 svg_n=0
 # gnuplot SCRIPT: runs it, the output in $plots; prints the file's name.
