@@ -54,10 +54,7 @@ kernel_base 6.1
 run_opts=() dashdash=0 ksrc_arg='' sides_arg='' kernel_given=0
 
 usage() { # [STATUS]: 0 for --help (stdout), 2 for bad usage (stderr)
-	local fd=2
-	[[ ${1:-2} != 0 ]] || fd=1
-	{ echo "usage:"; sed -n '/^#   ci\/ab.sh/,/SCENARIO OPTIONS/s/^#//p' "${BASH_SOURCE[0]}"; } >&$fd
-	exit "${1:-2}"
+	usage_exit "${1:-2}" '/^#   ci\/ab.sh/,/SCENARIO OPTIONS/s/^#//p'
 }
 
 while (($#)); do

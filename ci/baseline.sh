@@ -36,7 +36,7 @@ while (($#)); do
 	--date) date=$2; shift 2 ;;
 	--thresholds) table=$2; shift 2 ;;
 	--report) report=$2; shift 2 ;;
-	-h|--help) echo "usage:"; sed -n '/^#   ci\/baseline.sh/,/^[^#]/s/^#//p' "$0"; exit 0 ;;
+	-h|--help) usage_exit 0 ;;
 	-*) usage_die "unknown option '$1' (accepted: --store STORE, --date YYYYMMDD-HHMMSS, --thresholds FILE, --report FILE)" ;;
 	*) [[ -z $night_dir ]] || usage_die "one NIGHT_DIR only ('$night_dir', then '$1')"
 	   night_dir=$1; shift ;;

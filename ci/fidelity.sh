@@ -68,7 +68,7 @@ while (($#)); do
 			die "--experiment $2: ${BASH_REMATCH[2]} is not a directory"
 		exp_dir[${BASH_REMATCH[1]}]=$(cd "${BASH_REMATCH[2]}" && pwd)
 		shift 2 ;;
-	-h|--help) echo "usage:"; sed -n '/^#   ci\/fidelity.sh/,/^[^#]/s/^#//p' "$0"; exit 0 ;;
+	-h|--help) usage_exit 0 ;;
 	-*) die "unknown option '$1' (accepted: --seeds FILE, --experiment NAME=DIR, --out DIR, --night BASE=DIR)" ;;
 	*) [[ -z $night ]] || die "one NIGHT_DIR only ('$night', then '$1')"
 	   night=$1; shift ;;

@@ -75,10 +75,7 @@ name_a=original name_b=''
 
 say() { echo "$prog: $*" >&2; }
 usage() { # [STATUS]: 0 for --help (stdout), 2 for bad usage (stderr)
-	local fd=2
-	[[ ${1:-2} != 0 ]] || fd=1
-	{ echo "usage:"; sed -n '/^#   ci\/kexec-ab.sh --format/,/--guest FILE\] -- SCENARIO/s/^#//p' "${BASH_SOURCE[0]}"; } >&$fd
-	exit "${1:-2}"
+	usage_exit "${1:-2}" '/^#   ci\/kexec-ab.sh --format/,/--guest FILE\] -- SCENARIO/s/^#//p'
 }
 set_mode() {
 	[[ -z $mode || $mode == "$1" ]] ||

@@ -31,10 +31,7 @@ script=
 extra=()
 
 usage() { # STATUS: 0 for --help, on stdout
-	local fd=2
-	[[ $1 != 0 ]] || fd=1
-	{ echo "usage:"; sed -n '/^#   ci\/kvm-exec.sh/,/SCENARIO OPTIONS/s/^#   /  /p' "${BASH_SOURCE[0]}"; } >&$fd
-	exit "$1"
+	usage_exit "$1" '/^#   ci\/kvm-exec.sh/,/SCENARIO OPTIONS/s/^#   /  /p'
 }
 
 while (($#)); do

@@ -8,6 +8,8 @@
 #                    (default die_status, 1 unless the script set it)
 #   usage_die MSG    the same, exit 2: bad input, before anything ran
 #   note MSG...      "$prog: MSG" on stderr
+#   usage_exit STATUS [SED]
+#                    the usage from the script's header comment
 
 here=$(cd "$(dirname "${BASH_SOURCE[1]}")" && pwd)
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -15,3 +17,14 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 die() { echo "$prog: error: $1" >&2; exit "${2:-${die_status:-1}}"; }
 usage_die() { echo "$prog: error: $*" >&2; exit 2; }
 note() { echo "$prog: $*" >&2; }
+
+# usage_exit STATUS [SED]: "usage:" and the lines of the script's header
+# that SED prints (default: from "#   $prog" to the first line that is not
+# a comment, the "#" taken off), on stdout for STATUS 0, else on stderr;
+# then exit STATUS.
+usage_exit() {
+	local sed=${2:-"/^#   ${prog//\//\\/}/,/^[^#]/s/^#//p"}
+
+	{ echo "usage:"; sed -n "$sed" "${BASH_SOURCE[1]}"; } >&$(($1 ? 2 : 1))
+	exit "$1"
+}

@@ -59,10 +59,7 @@ run_opts=()
 
 bad() { die "$1" 2; }
 usage() { # [STATUS]: 0 for --help (stdout), 2 for bad usage (stderr)
-	local fd=2
-	[[ ${1:-2} != 0 ]] || fd=1
-	{ echo "usage:"; sed -n '/^#   ci\/peer.sh/,/^#   --build-only/s/^#//p' "${BASH_SOURCE[0]}"; } >&$fd
-	exit "${1:-2}"
+	usage_exit "${1:-2}" '/^#   ci\/peer.sh/,/^#   --build-only/s/^#//p'
 }
 
 while (($#)); do

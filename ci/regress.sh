@@ -46,7 +46,7 @@ while (($#)); do
 	--new-name) new_name=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	--rules) rules_only=1; shift ;;
-	-h|--help) echo "usage:"; sed -n '/^#   ci\/regress.sh/,/^[^#]/s/^#//p' "$0"; exit 0 ;;
+	-h|--help) usage_exit 0 ;;
 	-*) usage_die "unknown option '$1' (accepted: --thresholds FILE, --old-name TEXT, --new-name TEXT, --out DIR, --rules)" ;;
 	*) files+=("$1"); shift ;;
 	esac

@@ -37,7 +37,7 @@ while (($#)); do
 	--out|--trend) (($# >= 2)) || die "$1 needs a value" 2 ;;&
 	--out) out=$2; shift 2 ;;
 	--trend) trend=$2; shift 2 ;;
-	-h|--help) echo "usage:"; sed -n '/^#   ci\/report.sh/,/^# index/{/^# index/d;s/^#//p}' "$0"; exit 0 ;;
+	-h|--help) usage_exit 0 '/^#   ci\/report.sh/,/^# index/{/^# index/d;s/^#//p}' ;;
 	--) shift; nights+=("$@"); break ;;
 	-*) die "unknown option '$1' (accepted: --out DIR, --trend N, --help)" 2 ;;
 	*) nights+=("$1"); shift ;;

@@ -66,7 +66,7 @@ while (($#)); do
 	--out) out=$2 ;;
 	--from) from=$2 ;;
 	--) shift; (($#)) && scenario=("$@"); break ;;
-	-h|--help) echo "usage:"; sed -n '/^#   ci\/resolution.sh/,/^[^#]/s/^#//p' "$0"; exit 0 ;;
+	-h|--help) usage_exit 0 ;;
 	*) die "unknown option '$1' (see --help)" ;;
 	esac
 	shift 2

@@ -31,7 +31,7 @@ while (($#)); do
 	--store|--date) (($# >= 2)) || usage_die "$1 needs a value" ;;&
 	--store) store=$2; shift 2 ;;
 	--date) date=$2; shift 2 ;;
-	-h|--help) echo "usage:"; sed -n '/^#   ci\/store.sh/,/^[^#]/s/^#//p' "$0"; exit 0 ;;
+	-h|--help) usage_exit 0 ;;
 	-*) usage_die "unknown option '$1' (accepted: --store STORE, --date YYYYMMDD-HHMMSS)" ;;
 	*) [[ -z $night_dir ]] || usage_die "one NIGHT_DIR only ('$night_dir', then '$1')"
 	   night_dir=$1; shift ;;

@@ -35,7 +35,7 @@ jobs='ci, nightly'
 dry=0
 case ${1:-} in
 -n) dry=1; shift ;;
--h|--help) echo "usage:"; sed -n '/^#   ci\/workflow.sh/,/^#   -n/s/^#//p' "$0"; exit 0 ;;
+-h|--help) usage_exit 0 '/^#   ci\/workflow.sh/,/^#   -n/s/^#//p' ;;
 esac
 (($#)) || die "a job is needed (accepted: $jobs)"
 job=$1

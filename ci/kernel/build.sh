@@ -47,10 +47,7 @@ trap '[[ -z $split_dir ]] || rm -rf "$split_dir"' EXIT
 
 
 usage() { # [STATUS]: 0 for --help, on stdout
-	local fd=2
-	[[ ${1:-2} != 0 ]] || fd=1
-	{ echo "usage:"; sed -n '/^#   ci\/kernel\/build.sh/s/^#  //p' "${BASH_SOURCE[0]}"; } >&$fd
-	exit "${1:-2}"
+	usage_exit "${1:-2}" '/^#   ci\/kernel\/build.sh/s/^#  //p'
 }
 
 while (($#)); do

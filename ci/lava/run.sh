@@ -52,7 +52,7 @@ while (($#)); do
 	--repeat) repeat=$2 ;;
 	--out) out=$2 ;;
 	--results) results=$2 ;;
-	-h|--help) echo "usage:"; sed -n '/^#   ci\/lava\/run.sh/,/^#   --results/s/^#//p' "$0"; exit 0 ;;
+	-h|--help) usage_exit 0 '/^#   ci\/lava\/run.sh/,/^#   --results/s/^#//p' ;;
 	*) die "unknown option '$1' (accepted: --label, --only, --repeat, --out, --results; see --help)" 2 ;;
 	esac
 	shift 2
