@@ -11,8 +11,11 @@
 #   usage_exit STATUS [SED]
 #                    the usage from the script's header comment
 
+# shellcheck disable=SC2034 # for the script that sources this
 here=$(cd "$(dirname "${BASH_SOURCE[1]}")" && pwd)
+# shellcheck disable=SC2034
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+: "${prog:?ci/lib.sh: the script sets prog before sourcing it}"
 
 die() { echo "$prog: error: $1" >&2; exit "${2:-${die_status:-1}}"; }
 usage_die() { echo "$prog: error: $*" >&2; exit 2; }
