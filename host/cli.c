@@ -17,6 +17,7 @@
 #include "util/util.h"
 #include "util/parse.h"
 #include "results/json.h"
+#include "kernel/prefault.h"
 #include "cli.h"
 
 enum {
@@ -27,6 +28,7 @@ enum {
 	C_REPEAT,
 	C_JSON,
 	C_NO_POPULATE,
+	C_PREFAULT,
 	C_RESERVE,
 	C_WATCHDOG,
 	C_GUEST,
@@ -68,6 +70,9 @@ static const struct opt common_opts[] = {
 	  "write all results as one JSON document (atomically)" },
 	{ "no-populate", C_NO_POPULATE, no_argument, NULL,
 	  "do not pre-fault host memory before the guest runs" },
+	{ "prefault", C_PREFAULT, no_argument, NULL,
+	  "map the test memory in KVM before the guest runs, through "
+	  "KVM_PRE_FAULT_MEMORY (Linux 6.10+, x86 with TDP)" },
 	{ "reserve-hugepages", C_RESERVE, no_argument, NULL,
 	  "raise the hugetlb pool for the run, restore it after" },
 	{ "watchdog", C_WATCHDOG, required_argument, "SEC",
@@ -249,6 +254,9 @@ static void parse_common(struct common *c, int key, const char *arg,
 		break;
 	case C_NO_POPULATE:
 		p->populate = false;
+		break;
+	case C_PREFAULT:
+		p->prefault = true;
 		break;
 	case C_RESERVE:
 		p->reserve_hugepages = true;
@@ -488,6 +496,8 @@ void cli_parse(const struct scenario *s, const struct scenario *const *all,
 
 		/* Not ELF, another arch, another protocol: dies naming it. */
 		elf_probe(c->vm.guest, &start, &end);
+		if (c->vm.prefault)
+			prefault_preflight();
 		backing_preflight(c->vm.backing,
 				  c->vm.vcpu_bytes * c->vm.nr_vcpus,
 				  c->vm.reserve_hugepages);

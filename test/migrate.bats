@@ -238,7 +238,7 @@ qemu_migrate_checks() { # JSON ARCH
 	assert_output "mmubench: --backend qemu: not with --repeat (QEMU's migration has its own)"
 	run "$MMUBENCH" migrate --backend qemu -s shmem
 	assert_equal "$status" 2
-	assert_output --partial "--backend qemu: -s, -x, -c and --reserve-hugepages are about KVM memslots"
+	assert_output --partial "--backend qemu: -s, -x, -c, --reserve-hugepages and --prefault are about KVM memslots"
 	run "$MMUBENCH" migrate --backend qemu --invalidate mprotect
 	assert_equal "$status" 2
 	assert_output "mmubench: --backend qemu: not with --invalidate (QEMU's migration has its own)"

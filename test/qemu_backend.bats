@@ -82,5 +82,5 @@ setup() {
 	assert_output "mmubench: --backend: belongs to the touch scenario, not dirty-log"
 	run "$MMUBENCH" touch --backend qemu -s shmem
 	assert_equal "$status" 2
-	assert_output --partial "--backend qemu: -s, -x, -c and --reserve-hugepages are about KVM memslots"
+	assert_output --partial "--backend qemu: -s, -x, -c, --reserve-hugepages and --prefault are about KVM memslots"
 }

@@ -262,10 +262,10 @@ bool qemu_parse_backend(const char *arg)
 void qemu_check_params(const struct vm_params *p)
 {
 	if (p->backing || p->nr_slots > 1 || p->pin[0] >= 0 ||
-	    p->reserve_hugepages)
-		die("--backend qemu: -s, -x, -c and --reserve-hugepages are "
-		    "about KVM memslots and vCPU threads; QEMU's own memory "
-		    "is used");
+	    p->reserve_hugepages || p->prefault)
+		die("--backend qemu: -s, -x, -c, --reserve-hugepages and "
+		    "--prefault are about KVM memslots and vCPU threads; "
+		    "QEMU's own memory is used");
 }
 
 void qemu_cmd_check(const struct qemu_cmd *q)

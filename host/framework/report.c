@@ -341,9 +341,24 @@ const char *kvm_mmu_kind(void)
 								 "tdp_legacy";
 }
 
+/* "4K/2M/1G 0/64/0" of what --prefault mapped; "n/a" without the stats. */
+static const char *prefault_pages(const struct vm_boot *b, char *buf,
+				  size_t len)
+{
+	const s64 *n = b->prefault_pages;
+
+	if (n[0] < 0 || n[1] < 0 || n[2] < 0)
+		snprintf(buf, len, "pages by size n/a (no pages_4k/2m/1g stats)");
+	else
+		snprintf(buf, len, "4K/2M/1G %lld/%lld/%lld", (long long)n[0],
+			 (long long)n[1], (long long)n[2]);
+	return buf;
+}
+
 void report_boot(const struct vm *vm, u32 index, u32 repeat)
 {
 	const struct vm_boot *b = &vm->boot;
+	char buf[96];
 
 	printf("run %u/%u: boot %.1f ms (", index + 1, repeat, vm->boot_ms);
 	for (u32 i = 0; i < VM_BOOT_STEPS; i++)
@@ -351,9 +366,13 @@ void report_boot(const struct vm *vm, u32 index, u32 repeat)
 		       vm_boot_step_ms(b, &vm_boot_steps[i]));
 	printf(")");
 	if (vm->p.populate)
-		printf("; host populate %.1f ms apart\n", b->populate_ms);
+		printf("; host populate %.1f ms apart", b->populate_ms);
 	else
-		printf("; no host populate\n");
+		printf("; no host populate");
+	if (vm->p.prefault)
+		printf("; KVM_PRE_FAULT_MEMORY %.1f ms apart, %s mapped",
+		       b->prefault_ms, prefault_pages(b, buf, sizeof(buf)));
+	printf("\n");
 }
 
 void report_boot_json(const struct vm *vm, json_t *run)
@@ -367,6 +386,13 @@ void report_boot_json(const struct vm *vm, json_t *run)
 	jset(run, "boot", b);
 	jset(run, "populate_ms", vm->p.populate ?
 	     jnum(vm->boot.populate_ms) : json_null());
+	jset(run, "prefault_ms", vm->p.prefault ?
+	     jnum(vm->boot.prefault_ms) : json_null());
+	jset(run, "prefault_pages", vm->p.prefault && vm->boot.prefault_pages[0] >= 0 ?
+	     json_pack("{s:I, s:I, s:I}", "4k", (json_int_t)vm->boot.prefault_pages[0],
+		       "2m", (json_int_t)vm->boot.prefault_pages[1],
+		       "1g", (json_int_t)vm->boot.prefault_pages[2]) :
+	     json_null());
 }
 
 /*

@@ -166,6 +166,7 @@ json_t *common_config(const struct common *c)
 	}
 	jset(o, "ranges", ranges);
 	jset(o, "populate", json_boolean(p->populate));
+	jset(o, "prefault", json_boolean(p->prefault));
 	jset(o, "latency", json_boolean(p->wl.flags & MMUB_WL_LATENCY));
 	jset(o, "guest", json_string(p->guest));
 	return o;

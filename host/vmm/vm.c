@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <stdio.h>
+#include <stdlib.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include <mmubench/engine.h>
 #include <mmubench/pgtable.h>
 #include "kernel/eager_split.h"
+#include "kernel/prefault.h"
 #include "util/util.h"
 #include "util/bitmap.h"
 #include "vmm/vmm.h"
@@ -205,6 +207,34 @@ static void enable_eager_chunk(struct vm *vm)
 		    (unsigned long long)vm->p.eager_chunk, strerror(errno));
 }
 
+/*
+ * The test memory mapped in KVM through vCPU 0 before any vCPU runs
+ * (--prefault), and what that built, by page size (x86's stats).
+ */
+static void prefault_test(struct vm *vm)
+{
+	static const char *const sizes[] = { "pages_4k", "pages_2m", "pages_1g" };
+	u64 *vals = calloc(vm->stats.n, sizeof(*vals));
+
+	for (u32 i = 0; i < vm->p.nr_slots; i++) {
+		const struct vm_slot *s = &vm->slots[i];
+
+		if (prefault_range(vm->vcpus[0].fd, s->gpa, s->size))
+			die("--prefault: KVM_PRE_FAULT_MEMORY of slot %u "
+			    "(0x%llx+0x%llx): %s", s->id,
+			    (unsigned long long)s->gpa,
+			    (unsigned long long)s->size, strerror(errno));
+	}
+	if (!vals || kstats_read(&vm->stats, vals))
+		die("--prefault: reading the VM's stats: %s", strerror(errno));
+	for (u32 k = 0; k < 3; k++) {
+		int at = kstats_index(&vm->stats, sizes[k]);
+
+		vm->boot.prefault_pages[k] = at < 0 ? -1 : (s64)vals[at];
+	}
+	free(vals);
+}
+
 void vm_create(struct vm *vm, const struct vm_params *p)
 {
 	const struct vm_params *cfg = &vm->p;
@@ -254,6 +284,9 @@ void vm_create(struct vm *vm, const struct vm_params *p)
 	for (u32 i = 0; i < cfg->nr_vcpus; i++)
 		vcpu_create(vm, i);
 	b->vcpus_ms = lap_ms(&t);
+	if (cfg->prefault)
+		prefault_test(vm);
+	b->prefault_ms = lap_ms(&t);
 }
 
 static const char *state_name(u32 s)

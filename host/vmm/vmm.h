@@ -40,6 +40,8 @@ struct vm_params {
 	u64 guest_page;		/* page size of the guest's own mapping */
 	int pin[MMUB_MAX_VCPUS]; /* host CPU per vCPU thread, -1: any */
 	bool populate;		/* fault the test memory in before boot */
+	/* KVM_PRE_FAULT_MEMORY on the test memory once the vCPUs exist */
+	bool prefault;
 	bool reserve_hugepages;	/* raise hugetlb pools, restored at exit */
 	u32 watchdog_s;		/* a vCPU without progress this long is stuck */
 	const char *guest;	/* the guest image */
@@ -124,6 +126,9 @@ struct vm_boot {
 	double vcpus_ms;	/* KVM_CREATE_VCPU, registers */
 	double entry_ms;	/* threads started until every vCPU is idle */
 	double populate_ms;	/* not in boot_ms */
+	double prefault_ms;	/* KVM_PRE_FAULT_MEMORY, not in boot_ms */
+	/* Mappings by size once pre-faulted (pages_4k/2m/1g), -1: n/a. */
+	s64 prefault_pages[3];
 };
 
 /* A step of struct vm_boot that boot_ms adds up, with its names. */
