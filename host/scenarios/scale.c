@@ -393,6 +393,7 @@ static void scale_done(u32 i, const char *na, void *arg)
 		 vcpus > 1 ? "s" : "");
 	print_block(ss->cl, title, row->page);
 }
+
 static int run(struct common *c)
 {
 	struct scale_sweep ss = {};
