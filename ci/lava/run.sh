@@ -132,12 +132,24 @@ verify_of() { # FILE.json
 	  else "pass" end' "$1"
 }
 
+# The units the scenarios declare ("mmubench metrics"), a JSON object
+# keyed "SCENARIO METRIC".
+declared_units() {
+	"$mmub" metrics | awk -F'|' 'NR > 1 {
+		for (i = 2; i <= 6; i++)
+			gsub(/^[ \t]+|[ \t]+$/, "", $i)
+		printf "%s %s\t%s\n", $2, $3, $6
+	}' | jq -Rn '[inputs | split("\t") | {(.[0]): .[1]}] | add // {}'
+}
+
 # compare's rows as cases: "NAME<TAB>MEDIAN<TAB>UNITS", per side given
-# ("a" for a direct run compared with itself, "a b" for the peer).
+# ("a" for a direct run compared with itself, "a b" for the peer).  The
+# units are the metric's declared ones; a metric no scenario declares
+# (the peer's, a --metric path) gets them from its name.
 measurements() { # EXP COMPARE.json SIDE...
 	local x=$1 c=$2
 	shift 2
-	jq -r --arg x "$x" --arg sides "$*" '
+	jq -r --arg x "$x" --arg sides "$*" --argjson declared "$units_of" '
 	def tc: sub("^results\\.runs\\[\\]\\."; "") | gsub("[^A-Za-z0-9.-]+"; "_")
 		| gsub("_-+"; "_") | gsub("^[_-]+|[_-]+$"; "");
 	def units: if test("per_s") then "pages/s" elif test("_ms\\b") then "ms"
@@ -146,9 +158,11 @@ measurements() { # EXP COMPARE.json SIDE...
 		else "count" end;
 	. as $c | ($sides | split(" ")) as $s
 	| .rows[] as $row | $s[] as $side
+	| ($declared[($c.scenario // "") + " " + $row.metric]
+	   // ($row.metric | units)) as $u
 	| [([$x] + (if ($s | length) > 1 then [$c[$side].label // $side] else [] end)
 	    + [$row.metric, ($row.row // "-")] | map(tc) | join(".")),
-	   ($row[$side].median // "" | tostring), ($row.metric | units)] | @tsv' "$c"
+	   ($row[$side].median // "" | tostring), $u] | @tsv' "$c"
 }
 
 # One experiment of NIGHT's LABEL: .run, .verify and the measurements.
@@ -254,6 +268,7 @@ if [[ -z $results ]]; then
 	results=$out
 fi
 [[ -x $mmub ]] || die "$mmub not found (make; or set MMUBENCH)"
+units_of=$(declared_units) || die "$mmub metrics failed"
 report_night "$results"
 echo "$prog: $ncase test cases: $npass pass, $nfail fail, $nskip skip; $nmeas measurements"
 ((broken == 0))
