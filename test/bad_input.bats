@@ -151,7 +151,7 @@ good_doc() {
 
 @test "every --help prints its usage on stdout and exits 0" {
 	local c s
-	for c in touch dirty-log zap nx-recovery bench compare merge ab; do
+	for c in touch dirty-log zap nx-recovery bench compare merge metrics; do
 		run --separate-stderr "$MMUBENCH" "$c" --help
 		assert_success
 		[[ -n $output && -z $stderr ]] || fail "mmubench $c --help: stdout '${output:0:80}', stderr '$stderr'"
