@@ -403,6 +403,7 @@ exec bash /root/ci/kexec-ab.sh --resume /root/job --yes-kexec-this-machine'
 		--file "$bin:/root/mmubench" --file "$guest:/root/guest.elf" \
 		--file "$(command -v kexec):/root/kexec" --file /bin/bash:/bin/bash \
 		--file "$repo/ci/kexec-ab.sh:/root/ci/kexec-ab.sh" \
+		--file "$repo/ci/lib.sh:/root/ci/lib.sh" \
 		--file "$repo/ci/ab-common.sh:/root/ci/ab-common.sh" \
 		--file "$repo/ci/kernel/source.sh:/root/ci/kernel/source.sh" \
 		--file "$repo/ci/kernel/user-source.sh:/root/ci/kernel/user-source.sh" \
