@@ -141,7 +141,7 @@ echo "RECEIVER rc=$?"'
 
 # QEMU's own migration between two QEMUs (TCG): no KVM needed.  All of
 # RAM must arrive equal: 224M, and 8K more on a QEMU before 9.0, whose
-# fast dirty sync loses TCG writes (migrate_qemu.c; 5 pages every run
+# fast dirty sync loses TCG writes (backend/qemu_migrate.c; 5 pages every run
 # without the padding on 7.2.22).
 qemu_migrate_checks() { # JSON ARCH
 	local pages=57344 ver
