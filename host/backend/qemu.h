@@ -61,7 +61,7 @@ void qemu_check_params(const struct vm_params *p);
 int qemu_run(const struct vm_params *p, u32 passes, struct qemu_result *res);
 
 /*
- *  (qemu_result's, taken) as a document's phases: "populate",
+ * @passes (qemu_result's, taken) as a document's phases: "populate",
  * "iter1"..., each with its vCPUs, as a KVM run has them.
  */
 json_t *qemu_phases(json_t *passes);

@@ -377,6 +377,7 @@ void report_boot(const struct vm *vm, u32 index, u32 repeat)
 
 void report_boot_json(const struct vm *vm, json_t *run)
 {
+	const s64 *pf = vm->boot.prefault_pages;
 	json_t *b = json_object();
 
 	for (u32 i = 0; i < VM_BOOT_STEPS; i++)
@@ -388,10 +389,9 @@ void report_boot_json(const struct vm *vm, json_t *run)
 	     jnum(vm->boot.populate_ms) : json_null());
 	jset(run, "prefault_ms", vm->p.prefault ?
 	     jnum(vm->boot.prefault_ms) : json_null());
-	jset(run, "prefault_pages", vm->p.prefault && vm->boot.prefault_pages[0] >= 0 ?
-	     json_pack("{s:I, s:I, s:I}", "4k", (json_int_t)vm->boot.prefault_pages[0],
-		       "2m", (json_int_t)vm->boot.prefault_pages[1],
-		       "1g", (json_int_t)vm->boot.prefault_pages[2]) :
+	jset(run, "prefault_pages", vm->p.prefault && pf[0] >= 0 ?
+	     json_pack("{s:I, s:I, s:I}", "4k", (json_int_t)pf[0],
+		       "2m", (json_int_t)pf[1], "1g", (json_int_t)pf[2]) :
 	     json_null());
 }
 

@@ -207,15 +207,27 @@ static void enable_eager_chunk(struct vm *vm)
 		    (unsigned long long)vm->p.eager_chunk, strerror(errno));
 }
 
-/*
- * The test memory mapped in KVM through vCPU 0 before any vCPU runs
- * (--prefault), and what that built, by page size (x86's stats).
- */
+const char *const vm_page_size_stats[VM_PAGE_SIZES] = {
+	"pages_4k", "pages_2m", "pages_1g",
+};
+
+void vm_pages_by_size(struct vm *vm, s64 pages[VM_PAGE_SIZES])
+{
+	u64 *vals = calloc(vm->stats.n ? vm->stats.n : 1, sizeof(*vals));
+
+	if (!vals || kstats_read(&vm->stats, vals))
+		die("reading the VM's stats failed");
+	for (u32 s = 0; s < VM_PAGE_SIZES; s++) {
+		int i = kstats_index(&vm->stats, vm_page_size_stats[s]);
+
+		pages[s] = i < 0 ? -1 : (s64)vals[i];
+	}
+	free(vals);
+}
+
+/* The test memory mapped in KVM through vCPU 0 before any vCPU runs. */
 static void prefault_test(struct vm *vm)
 {
-	static const char *const sizes[] = { "pages_4k", "pages_2m", "pages_1g" };
-	u64 *vals = calloc(vm->stats.n, sizeof(*vals));
-
 	for (u32 i = 0; i < vm->p.nr_slots; i++) {
 		const struct vm_slot *s = &vm->slots[i];
 
@@ -225,14 +237,6 @@ static void prefault_test(struct vm *vm)
 			    (unsigned long long)s->gpa,
 			    (unsigned long long)s->size, strerror(errno));
 	}
-	if (!vals || kstats_read(&vm->stats, vals))
-		die("--prefault: reading the VM's stats: %s", strerror(errno));
-	for (u32 k = 0; k < 3; k++) {
-		int at = kstats_index(&vm->stats, sizes[k]);
-
-		vm->boot.prefault_pages[k] = at < 0 ? -1 : (s64)vals[at];
-	}
-	free(vals);
 }
 
 void vm_create(struct vm *vm, const struct vm_params *p)
@@ -284,9 +288,11 @@ void vm_create(struct vm *vm, const struct vm_params *p)
 	for (u32 i = 0; i < cfg->nr_vcpus; i++)
 		vcpu_create(vm, i);
 	b->vcpus_ms = lap_ms(&t);
-	if (cfg->prefault)
+	if (cfg->prefault) {
 		prefault_test(vm);
-	b->prefault_ms = lap_ms(&t);
+		b->prefault_ms = lap_ms(&t);
+		vm_pages_by_size(vm, b->prefault_pages);
+	}
 }
 
 static const char *state_name(u32 s)

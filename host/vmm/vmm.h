@@ -112,6 +112,10 @@ struct vm_slot {
 	u8 *hva;
 };
 
+/* KVM's second-stage mappings by size: x86's VM stats pages_4k/2m/1g. */
+#define VM_PAGE_SIZES	3
+extern const char *const vm_page_size_stats[VM_PAGE_SIZES];
+
 /* The VM (vm.c). */
 /*
  * Where boot time goes, in ms.  boot_ms is their sum; the host's
@@ -127,8 +131,8 @@ struct vm_boot {
 	double entry_ms;	/* threads started until every vCPU is idle */
 	double populate_ms;	/* not in boot_ms */
 	double prefault_ms;	/* KVM_PRE_FAULT_MEMORY, not in boot_ms */
-	/* Mappings by size once pre-faulted (pages_4k/2m/1g), -1: n/a. */
-	s64 prefault_pages[3];
+	/* Mappings by size once pre-faulted (vm_pages_by_size()). */
+	s64 prefault_pages[VM_PAGE_SIZES];
 };
 
 /* A step of struct vm_boot that boot_ms adds up, with its names. */
@@ -182,6 +186,8 @@ int vm_post(struct vm *vm, u32 cmd, u32 arg);
 int vm_wait(struct vm *vm);
 int vm_stop_loop(struct vm *vm);
 void vm_destroy(struct vm *vm);
+/* Each size's mappings now, -1 where this KVM has no such stat. */
+void vm_pages_by_size(struct vm *vm, s64 pages[VM_PAGE_SIZES]);
 void *vm_gpa_to_hva(struct vm *vm, u64 gpa);
 /* Wait until every running vCPU has adopted @epoch (or is idle). */
 int vm_wait_epoch(struct vm *vm, u64 epoch);

@@ -76,15 +76,11 @@ void table_modes_parse(struct table_modes *t, const char *arg)
 		    "clear-init-set", arg);
 }
 
-/* The page sizes KVM's VM stats count (x86: pages_4k, pages_2m, pages_1g). */
-static const char *const size_stats[] = { "pages_4k", "pages_2m", "pages_1g" };
-#define NR_SIZES	MMUB_ARRAY_SIZE(size_stats)
-
 struct cell {
 	const char *na;		/* why not, or NULL */
 	double *ms;		/* one per repetition */
 	u32 n;
-	s64 pages[NR_SIZES];	/* mapped after enabling, last run; -1: n/a */
+	s64 pages[VM_PAGE_SIZES];	/* mapped after enabling, last run; -1: n/a */
 };
 
 static double median(const double *v, u32 n)
@@ -100,7 +96,7 @@ struct cell_run {
 	const struct page_row *row;
 	const struct col *col;
 	double ms;
-	s64 pages[NR_SIZES];
+	s64 pages[VM_PAGE_SIZES];
 };
 
 /*
@@ -109,20 +105,13 @@ struct cell_run {
  */
 static void pages_after(struct vm *vm, struct cell_run *cr, json_t *run)
 {
-	u64 *vals = calloc(vm->stats.n ? vm->stats.n : 1, sizeof(*vals));
 	json_t *o = json_object();
 
-	if (!vals || kstats_read(&vm->stats, vals))
-		die("reading the VM's stats failed");
-	for (u32 s = 0; s < NR_SIZES; s++) {
-		int i = kstats_index(&vm->stats, size_stats[s]);
-
-		cr->pages[s] = i < 0 ? -1 : (s64)vals[i];
-		jset(o, size_stats[s], i < 0 ? json_null() :
-		     json_integer((json_int_t)vals[i]));
-	}
+	vm_pages_by_size(vm, cr->pages);
+	for (u32 s = 0; s < VM_PAGE_SIZES; s++)
+		jset(o, vm_page_size_stats[s], cr->pages[s] < 0 ? json_null() :
+		     json_integer((json_int_t)cr->pages[s]));
 	jset(run, "pages_after_enable", o);
-	free(vals);
 }
 
 /* One cell, one repetition: populate, time the enable. */
@@ -192,7 +181,7 @@ static const char *fmt_pages(const struct cell *cl, char *buf, size_t len)
 {
 	size_t at = 0;
 
-	for (u32 s = 0; s < NR_SIZES && at < len; s++) {
+	for (u32 s = 0; s < VM_PAGE_SIZES && at < len; s++) {
 		if (cl->pages[s] < 0) {
 			snprintf(buf, len, "n/a");
 			break;
