@@ -71,6 +71,7 @@ rules_for() {
 # every experiment's (a metric no scenario declares is an error).
 "$here/regress.sh" --thresholds "$table" --rules >/dev/null || exit
 for x in "${mf_names[@]}"; do
+	[[ $(manifest_get "$x" threshold) ]] || continue
 	mapfile -t opts < <(rules_for "$x")
 	err=$("$here/regress.sh" "${opts[@]}" --rules 2>&1 >/dev/null) ||
 		usage_die "$MMUBENCH_EXPERIMENTS [$x] threshold: $(sed 's/^.*\.conf:[0-9]*: //' <<<"$err")"

@@ -10,6 +10,7 @@
 #   note MSG...      "$prog: MSG" on stderr
 #   usage_exit STATUS [SED]
 #                    the usage from the script's header comment
+#   metrics_tsv BIN  the scenarios' metrics, tab-separated
 
 # shellcheck disable=SC2034 # for the script that sources this
 here=$(cd "$(dirname "${BASH_SOURCE[1]}")" && pwd)
@@ -30,4 +31,15 @@ usage_exit() {
 
 	{ echo "usage:"; sed -n "$sed" "${BASH_SOURCE[1]}"; } >&$(($1 ? 2 : 1))
 	exit "$1"
+}
+
+# metrics_tsv MMUBENCH: the metrics the scenarios declare ("mmubench
+# metrics"), tab-separated, one a line: SCENARIO METRIC BETTER THRESHOLD
+# UNIT PATH ("-" where not judged).
+metrics_tsv() {
+	"$1" metrics | awk -F'|' 'NR > 1 {
+		for (i = 2; i <= 7; i++)
+			gsub(/^[ \t]+|[ \t]+$/, "", $i)
+		printf "%s\t%s\t%s\t%s\t%s\t%s\n", $2, $3, $4, $5, $6, $7
+	}'
 }

@@ -12,7 +12,7 @@
 #   manifest_default         the names of the default list, one a line
 #   manifest_series NAME BASE
 #                            the series it compares with on BASE
-#   manifest_expand NAME TEXT
+#   manifest_expand NAME VCPUS MEM TEXT
 #                            TEXT with $VCPUS, $MEM and its env.NAME knobs
 #   manifest_figures         the seeds' figures, ci/fidelity.sh's columns
 #   manifest_traded          the kernels that trade places on a base:
@@ -133,12 +133,13 @@ manifest_series() { # NAME BASE
 	echo "${mf[$1.series@$2]:-${mf[$1.series]}}"
 }
 
-# $VCPUS and $MEM (NIGHTLY_VCPUS, NIGHTLY_MEM) and the stanza's env.NAME
-# knobs, each from the environment or its default; nothing is evaluated.
-manifest_expand() { # NAME TEXT
-	local text=$2 k var
-	text=${text//\$VCPUS/${NIGHTLY_VCPUS:-2}}
-	text=${text//\$MEM/${NIGHTLY_MEM:-64m}}
+# $VCPUS and $MEM (the caller's: the nightly's NIGHTLY_VCPUS and
+# NIGHTLY_MEM) and the stanza's env.NAME knobs, each from the
+# environment or its default; nothing is evaluated.
+manifest_expand() { # NAME VCPUS MEM TEXT
+	local text=$4 k var
+	text=${text//\$VCPUS/$2}
+	text=${text//\$MEM/$3}
 	for k in "${!mf[@]}"; do
 		[[ $k == "$1.env."* ]] || continue
 		var=${k#"$1.env."}
@@ -152,13 +153,13 @@ manifest_figures() {
 	for n in "${mf_names[@]}"; do
 		[[ -n ${mf[$n.figure]+x} ]] || continue
 		while IFS= read -r line; do
-			awk -v seed="${mf[$n.seed]:-}" -v name="$n" '{
-				split($0, f, / \| /)
-				printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", seed,
-				       f[1], f[2], f[3], f[4], f[5], name, f[6], f[7], f[8], f[9]
-			}' <<<"$line"
+			printf '%s\t%s\t%s\n' "${mf[$n.seed]:-}" "$n" "$line"
 		done <<<"${mf[$n.figure]}"
-	done
+	done | awk -F'\t' '{
+		split($3, f, / \| /)
+		printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", $1,
+		       f[1], f[2], f[3], f[4], f[5], $2, f[6], f[7], f[8], f[9]
+	}'
 }
 
 manifest_traded() {

@@ -68,11 +68,7 @@ command -v jq >/dev/null || die "missing jq: apt-get install jq (ci/deps.sh)"
 # declared: the scenarios' own metrics ("mmubench metrics"), as
 # "SCENARIO<TAB>METRIC<TAB>BETTER<TAB>PCT", PCT "-" where not judged.
 declared() {
-	"$mmubench" metrics | awk -F'|' 'NR > 1 {
-		for (i = 2; i <= 5; i++)
-			gsub(/^[ \t]+|[ \t]+$/, "", $i)
-		printf "%s\t%s\t%s\t%s\n", $2, $3, $4, $5
-	}'
+	metrics_tsv "$mmubench" | cut -f1-4
 }
 
 # overrides FILE: the table as "SCENARIO<TAB>METRIC<TAB>BETTER<TAB>PCT",

@@ -135,11 +135,8 @@ verify_of() { # FILE.json
 # The units the scenarios declare ("mmubench metrics"), a JSON object
 # keyed "SCENARIO METRIC".
 declared_units() {
-	"$mmub" metrics | awk -F'|' 'NR > 1 {
-		for (i = 2; i <= 6; i++)
-			gsub(/^[ \t]+|[ \t]+$/, "", $i)
-		printf "%s %s\t%s\n", $2, $3, $6
-	}' | jq -Rn '[inputs | split("\t") | {(.[0]): .[1]}] | add // {}'
+	metrics_tsv "$mmub" | awk -F'\t' '{ print $1 " " $2 "\t" $5 }' |
+		jq -Rn '[inputs | split("\t") | {(.[0]): .[1]}] | add // {}'
 }
 
 # compare's rows as cases: "NAME<TAB>MEDIAN<TAB>UNITS", per side given
