@@ -128,10 +128,13 @@ int run_sweep(struct doc *doc, const struct common *c, const struct sweep *s)
 		struct sweep_cell sc = { .vp = c->vm };
 
 		s->cell(i, &sc, s->arg);
-		if (sc.na)
+		if (sc.na) {
+			if (sc.na_run)
+				json_array_append_new(doc->runs, sc.na_run);
 			progress_skip(sweep_work(s, i) * s->runs);
-		else
+		} else {
 			ret = sweep_cell_runs(doc, s, i, &sc);
+		}
 		if (!ret && s->done)
 			s->done(i, sc.na, s->arg);
 	}

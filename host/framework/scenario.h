@@ -121,6 +121,8 @@ struct sweep_cell {
 	struct vm_params vp;	/* its VM: the common one, as cell() leaves it */
 	struct run_hooks h;	/* its runs */
 	const char *na;		/* why this machine cannot run it, or NULL */
+	/* With na: what the document keeps of it (taken), or NULL. */
+	json_t *na_run;
 	char label[96];		/* on the progress line */
 };
 

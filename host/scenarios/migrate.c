@@ -463,7 +463,6 @@ static const struct mig *median_run(const struct mig *runs, u32 n)
 struct mig_sweep {
 	const struct common *c;
 	struct mig *runs;	/* the row's, one per repetition */
-	json_t *doc_runs;	/* the document's runs */
 };
 
 static void mig_cell(u32 r, struct sweep_cell *sc, void *arg)
@@ -473,12 +472,16 @@ static void mig_cell(u32 r, struct sweep_cell *sc, void *arg)
 
 	page_row_params(&sc->vp, row);
 	sc->na = page_row_unavailable(&sc->vp, row);
+	if (sc->na)
+		sc->na_run = json_pack("{s:s, s:s, s:s}", "page", row->name,
+				       "backing", backing_names[row->backing],
+				       "na", sc->na);
 	memset(ms->runs, 0, ms->c->repeat * sizeof(*ms->runs));
 	sc->h = (struct run_hooks){ .once = once, .arg = ms->runs };
 	snprintf(sc->label, sizeof(sc->label), "%s", row->name);
 }
 
-/* A row's line: the median run, or n/a and why (kept in the document). */
+/* A row's line: the median run, or n/a and why. */
 static void mig_row_done(u32 r, const char *na, void *arg)
 {
 	struct mig_sweep *ms = arg;
@@ -488,9 +491,6 @@ static void mig_row_done(u32 r, const char *na, void *arg)
 		print_row(row->name, median_run(ms->runs, ms->c->repeat));
 		return;
 	}
-	json_array_append_new(ms->doc_runs, json_pack("{s:s, s:s, s:s}",
-		"page", row->name, "backing", backing_names[row->backing],
-		"na", na));
 	printf("  %-6s n/a: %s\n", row->name, na);
 }
 
@@ -524,7 +524,6 @@ static int run_table(const struct common *c)
 	doc_begin(&doc, c, "migrate", config());
 	printf("  %-6s", "page");
 	fields_head(mig_fields);
-	ms.doc_runs = doc.runs;
 	ret = run_sweep(&doc, c, &s);
 	free(ms.runs);
 	if (ret) {

@@ -321,7 +321,6 @@ static void print_block(const struct cell *cl, const char *title, u64 page)
  */
 struct scale_sweep {
 	struct cell cl[MAX_SIZES];	/* the block's */
-	json_t *doc_runs;
 };
 
 static void scale_at(u32 i, const struct page_row **row, u32 *vcpus, u32 *s)
@@ -347,10 +346,9 @@ static void scale_cell(u32 i, struct sweep_cell *sc, void *arg)
 	sc->na = page_row_unavailable(&sc->vp, row) ?: too_big(o.sizes[s]);
 	ss->cl[s].na = sc->na;
 	if (sc->na) {
-		json_array_append_new(ss->doc_runs, json_pack(
-			"{s:s, s:i, s:I, s:s}", "page", row->name,
-			"vcpus", vcpus, "size", (json_int_t)o.sizes[s],
-			"na", sc->na));
+		sc->na_run = json_pack("{s:s, s:i, s:I, s:s}", "page", row->name,
+				       "vcpus", vcpus, "size",
+				       (json_int_t)o.sizes[s], "na", sc->na);
 		return;
 	}
 	sc->h = (struct run_hooks){ .before = before, .once = once,
@@ -409,7 +407,6 @@ static int run(struct common *c)
 	       "one VM each, MMU %s\n", o.nvcpus, o.nvcpus > 1 ? "s" : "",
 	       kvm_mmu_kind());
 	doc_begin(&doc, c, "scale", json_object());
-	ss.doc_runs = doc.runs;
 	ret = run_sweep(&doc, c, &s);
 	if (ret) {
 		doc_free(&doc);
