@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The page-size rows shared by the tables of dirty-log and migrate. */
-#include <fcntl.h>
-#include <unistd.h>
 #include "util/util.h"
 #include "framework/page_rows.h"
+#include "kernel/kvm_dev.h"
 
 const struct page_row page_rows[NR_PAGE_ROWS] = {
 	{ "4K", BACKING_ANONYMOUS, MMUB_SZ_4K },
@@ -22,18 +21,10 @@ const char *page_row_unavailable(const struct vm_params *p,
 				 const struct page_row *row)
 {
 	static char why[200];
-	int fd;
 
-	if (row->page == MMUB_SZ_1G) {
-		fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			return "/dev/kvm";
-		if (!arch_supports_page(fd, row->page, why, sizeof(why))) {
-			close(fd);
-			return why;
-		}
-		close(fd);
-	}
+	if (row->page == MMUB_SZ_1G && kvm_dev() >= 0 &&
+	    !arch_supports_page(kvm_dev(), row->page, why, sizeof(why)))
+		return why;
 	return backing_unavailable(row->backing,
 				   p->vcpu_bytes * p->nr_vcpus,
 				   p->reserve_hugepages);

@@ -12,6 +12,7 @@
 #include "util/util.h"
 #include "util/bitmap.h"
 #include "kernel/dirty_log.h"
+#include "kernel/kvm_dev.h"
 
 const char *const dlog_mode_names[DLOG_NR] = {
 	[DLOG_NONE] = "none",
@@ -383,12 +384,8 @@ enum dlog_mode dlog_parse_mode(const char *opt, const char *val)
 void dlog_preflight(enum dlog_mode mode, u32 ring_bytes)
 {
 	char why[200];
-	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
 
-	/* Without /dev/kvm, making the VM says so. */
-	if (fd < 0)
-		return;
-	if (dlog_check(fd, mode, ring_bytes, why, sizeof(why)))
+	if (kvm_dev() >= 0 && dlog_check(kvm_dev(), mode, ring_bytes, why,
+					 sizeof(why)))
 		die("%s", why);
-	close(fd);
 }

@@ -12,6 +12,7 @@
 #include "util/util.h"
 #include "kernel/params.h"
 #include "kernel/eager_split.h"
+#include "kernel/kvm_dev.h"
 
 static void add(struct eager_list *l, const char *opt, const char *arg,
 		const struct eager_split *s)
@@ -93,19 +94,16 @@ static void preflight_x86(void)
 
 static void preflight_chunk(const struct eager_list *l)
 {
-	int kvm = open("/dev/kvm", O_RDWR | O_CLOEXEC);
 	long sizes;
 
-	if (kvm < 0)
-		die("--eager-split-chunk: /dev/kvm: %s", strerror(errno));
+	if (kvm_dev() < 0)
+		return;
 	/*
 	 * The chunk's own capability answers its default, 0, on /dev/kvm
 	 * whether or not the kernel has it; the block sizes, which came
 	 * with it (6.5), are never 0 where it exists.
 	 */
-	sizes = ioctl(kvm, KVM_CHECK_EXTENSION,
-		      KVM_CAP_ARM_SUPPORTED_BLOCK_SIZES);
-	close(kvm);
+	sizes = kvm_dev_cap(KVM_CAP_ARM_SUPPORTED_BLOCK_SIZES);
 	if (sizes <= 0)
 		die("--eager-split-chunk: this kernel lacks "
 		    "KVM_CAP_ARM_EAGER_SPLIT_CHUNK_SIZE (arm64 KVM since "

@@ -1,22 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /* KVM_PRE_FAULT_MEMORY (prefault.h). */
 #include <errno.h>
-#include <fcntl.h>
 #include <sys/ioctl.h>
-#include <unistd.h>
 #include "util/util.h"
+#include "kernel/kvm_dev.h"
 #include "kernel/prefault.h"
 
 void prefault_preflight(void)
 {
-	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC), r;
-
-	/* Without /dev/kvm, making the VM says so. */
-	if (fd < 0)
-		return;
-	r = ioctl(fd, KVM_CHECK_EXTENSION, KVM_CAP_PRE_FAULT_MEMORY);
-	close(fd);
-	if (r <= 0)
+	if (kvm_dev() >= 0 && kvm_dev_cap(KVM_CAP_PRE_FAULT_MEMORY) <= 0)
 		die("--prefault: this KVM has no KVM_CAP_PRE_FAULT_MEMORY "
 		    "(Linux 6.10 and later, x86 with TDP: NPT or EPT; not the "
 		    "shadow MMU)");
