@@ -166,15 +166,15 @@ run: all
 	fi
 
 run-nested: all
-	$(Q)ci/kvm-exec.sh --arch $(ARCH) $(HOST_BIN) $(GUEST_ELF) touch \
+	$(Q)tools/kvm-exec.sh --arch $(ARCH) $(HOST_BIN) $(GUEST_ELF) touch \
 		-v $(or $(VCPUS),2) -b $(MEM) $(RUN_ARGS)
 
 # The kernel's own dirty_log_perf_test beside "mmubench dirty-log", the
 # same -v, -b, -i and mode, alternating in one nested boot, then compared
-# (ci/peer.sh builds both; PEER_ARGS="-g --runs 6").
+# (tools/peer.sh builds both; PEER_ARGS="-g --runs 6").
 PEER_ARGS ?=
 peer:
-	$(Q)ci/peer.sh --arch $(ARCH) -v $(or $(VCPUS),2) -b $(MEM) $(PEER_ARGS)
+	$(Q)tools/peer.sh --arch $(ARCH) -v $(or $(VCPUS),2) -b $(MEM) $(PEER_ARGS)
 
 test:
 	$(Q)test/run.sh
@@ -184,11 +184,11 @@ test:
 # harvest, the invalidator's overhead around madvise; boot at 1 GiB with
 # 1 and 4 vCPUs, the host's populate apart; the boot under QEMU; the
 # scale table (BENCH_SIZES, 17 min to 16 GiB here); and the peer,
-# dirty_log_perf_test, side by side in one nested boot (ci/peer.sh).
+# dirty_log_perf_test, side by side in one nested boot (tools/peer.sh).
 # BENCH_SIZES= leaves the scale table out.
 BENCH_SIZES ?= 1g,2g,4g,8g,16g
 bench: all
-	$(Q)ci/kvm-exec.sh --arch $(ARCH) --sh ' \
+	$(Q)tools/kvm-exec.sh --arch $(ARCH) --sh ' \
 	mmubench bench -v 1 -b $(MEM) $(RUN_ARGS); \
 	for v in 1 4; do mmubench touch -v $$v -b $$((1024 / v))m -i 1 --no-populate \
 		--repeat 3 | grep "^run"; done; \
@@ -199,9 +199,9 @@ bench: all
 		$(O)/mmubench touch --backend qemu -v 2 -b 16m -i 1 \
 			--guest $(GUEST_ELF) | grep -E "^boot"
 	$(Q)if [ -n "$(BENCH_SIZES)" ]; then \
-		ci/kvm-exec.sh --arch $(ARCH) $(HOST_BIN) $(GUEST_ELF) scale \
+		tools/kvm-exec.sh --arch $(ARCH) $(HOST_BIN) $(GUEST_ELF) scale \
 			--sizes $(BENCH_SIZES); fi
-	$(Q)ci/peer.sh --arch $(ARCH)
+	$(Q)tools/peer.sh --arch $(ARCH)
 
 # The guest alone under UEFI firmware (OVMF or QEMU_EFI.fd), from the UEFI
 # Shell so that the words reach it as LoadOptions; VCPUS=N gives QEMU

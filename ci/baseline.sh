@@ -4,7 +4,7 @@
 # Tonight against the previous night: every kernel and experiment of a
 # night's results that the store holds an earlier night of (same arch,
 # kernel, experiment) goes through ci/regress.sh; and the A/A
-# experiments' rows (seed003: the original kernel against itself) give
+# experiments' rows (enable-init-set: the original kernel against itself) give
 # each metric's noise floor.  ci/README.md, "Regressions".
 #
 #   ci/baseline.sh --store STORE [--date YYYYMMDD-HHMMSS]
@@ -62,8 +62,10 @@ manifest_load
 # rules_for EXP: regress.sh's options for an experiment: its own
 # thresholds (experiments.conf) under the machine's (--thresholds).
 rules_for() {
-	local f=$work/thresholds-$1.conf
-	manifest_thresholds "$1" >"$f"
+	local f=$work/thresholds-$1.conf x
+
+	x=$(manifest_resolve "$1") # a night from before a rename
+	manifest_thresholds "${x:-$1}" >"$f"
 	[[ -s $f ]] && printf '%s\n' --thresholds "$f"
 	printf '%s\n' --thresholds "$table"
 }
@@ -84,8 +86,11 @@ while IFS=$'\t' read -r _ _ arch kernel exp _ _ _ path; do
 	key=$arch/$kernel/$exp
 	prev=''
 	if [[ -f $store/index.tsv ]]; then
-		prev=$(awk -F'\t' -v a="$arch" -v k="$kernel" -v e="$exp" -v d="$date" '
-			!/^#/ && $3 == a && $4 == k && $5 == e && $1 < d { print $1 "\t" $9 }' \
+		# Filed under its old name (an alias) before a rename.
+		names=$(manifest_names_of "$exp" | paste -sd' ')
+		prev=$(awk -F'\t' -v a="$arch" -v k="$kernel" -v e="$names" -v d="$date" '
+			BEGIN { n = split(e, x, " "); for (i = 1; i <= n; i++) name[x[i]] = 1 }
+			!/^#/ && $3 == a && $4 == k && ($5 in name) && $1 < d { print $1 "\t" $9 }' \
 			"$store/index.tsv" | sort | tail -n 1 | cut -f2)
 	fi
 	if [[ -z $prev ]]; then
@@ -146,7 +151,7 @@ noise() {
 	if [[ $noise_lines ]]; then
 		echo "$noise_lines"
 	else
-		echo "noise floor: no A/A experiment tonight (seed003 is one)"
+		echo "noise floor: no A/A experiment tonight (enable-init-set is one)"
 	fi
 	echo "baseline: tonight against the store $store:"
 	printf '%s\n' "${summary[@]}"

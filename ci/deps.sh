@@ -14,8 +14,8 @@ pkgs=(
 	linux-source-6.1 linux-source-6.12	# the nested kernels' two bases
 	bison flex libelf-dev libssl-dev cpio dwarves
 	busybox-static				# nested kernel + initramfs
-	kexec-tools				# ci/kexec-ab.sh (kexec in the nested kernel, or here)
-	rsync					# headers_install, for ci/peer.sh
+	kexec-tools				# tools/kexec-ab.sh (kexec in the nested kernel, or here)
+	rsync					# headers_install, for tools/peer.sh
 	bats bats-assert bats-support bats-file	# tests
 	jq					# tests, ci/store.sh, ci/regress.sh read the JSON
 	shellcheck				# test/workflows.bats
@@ -54,7 +54,7 @@ if ((EUID != 0)); then
 	sudo=(sudo -n)
 fi
 echo "deps: installing ${missing[*]}"
-# kexec-tools asks whether to kexec at every reboot: no, ci/kexec-ab.sh
+# kexec-tools asks whether to kexec at every reboot: no, tools/kexec-ab.sh
 # loads what it boots itself.
 "${sudo[@]}" sh -c 'echo "kexec-tools kexec-tools/load_kexec boolean false" | debconf-set-selections'
 "${sudo[@]}" apt-get update -qq

@@ -14,7 +14,7 @@
 #                  (default: the figure lines of experiments.conf, which
 #                  describes them)
 #   --experiment NAME=DIR
-#                  experiment NAME is the ci/ab.sh folder DIR, not
+#                  experiment NAME is the tools/ab.sh folder DIR, not
 #                  NIGHT_DIR/NAME (a run made apart from the night)
 #   --out DIR      where fidelity.txt and fidelity.json go (NIGHT_DIR)
 #   --night BASE=NIGHT_DIR
@@ -63,7 +63,7 @@ while (($#)); do
 	--out) out=$2; shift 2 ;;
 	--experiment)
 		[[ $2 =~ ^([A-Za-z0-9._-]+)=(.+)$ ]] ||
-			die "--experiment $2: expected NAME=DIR (an experiment's name, a ci/ab.sh folder)"
+			die "--experiment $2: expected NAME=DIR (an experiment's name, a tools/ab.sh folder)"
 		[[ -d ${BASH_REMATCH[2]} ]] ||
 			die "--experiment $2: ${BASH_REMATCH[2]} is not a directory"
 		exp_dir[${BASH_REMATCH[1]}]=$(cd "${BASH_REMATCH[2]}" && pwd)
@@ -88,6 +88,13 @@ fi
 source "$here/manifest.sh"
 manifest_load
 traded=$(manifest_traded)
+# --experiment under an old name (an alias) is the experiment's.
+for x in "${!exp_dir[@]}"; do
+	n=$(manifest_resolve "$x")
+	[[ -z $n || $n == "$x" ]] && continue
+	exp_dir[$n]=${exp_dir[$x]}
+	unset "exp_dir[$x]"
+done
 if [[ $seeds ]]; then
 	[[ -r $seeds && -f $seeds ]] || die "--seeds $seeds: cannot read it"
 	seed_lines=$(<"$seeds")
@@ -126,7 +133,11 @@ done <<<"$seed_lines"
 # An experiment's folder, its compare.json checked once.
 declare -A checked=()
 exp_path() { # BASE NAME
-	echo "${exp_dir[$2]:-${night_of[$1]}/$2}"
+	if [[ -n ${exp_dir[$2]+x} ]]; then
+		echo "${exp_dir[$2]}"
+	else
+		manifest_night_dir "${night_of[$1]}" "$2"
+	fi
 }
 check_compare() { # BASE NAME
 	local c

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
 # The preamble every script of ci/ shares, sourced after it set prog
-# (its name in messages, "ci/ab.sh"):
+# (its name in messages, "tools/ab.sh"):
 #
 #   here, repo       the script's folder and the repository, absolute
 #   die MSG [STATUS] "$prog: error: MSG" on stderr, then exit STATUS

@@ -18,6 +18,11 @@
 #   manifest_traded          the kernels that trade places on a base:
 #                            BASE SEED LABEL_ON_6.1 LABEL_ON_BASE
 #   manifest_thresholds NAME its threshold lines as regress.sh overrides
+#   manifest_resolve NAME    the stanza a name or an old name (alias) names
+#   manifest_names_of NAME   the name and its old ones, one a line
+#   manifest_night_dir NIGHT NAME
+#                            its folder in a night, under an old name in
+#                            a night from before the rename
 
 : "${MMUBENCH_EXPERIMENTS:=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/experiments.conf}"
 
@@ -58,7 +63,7 @@ manifest_records() {
 			bad("\"" $0 "\": expected KEY = VALUE")
 		key = trim(substr($0, 1, eq - 1))
 		val = trim(substr($0, eq + 1))
-		if (key ~ /^(scaling|figure|threshold)$/)
+		if (key ~ /^(alias|scaling|figure|threshold)$/)
 			rep = 1
 		else if (key ~ /^(seed|arch|series|run|smp|mem|append|timeout|default|part_of|about|about_direct|headline)$/ ||
 			 key ~ /^(series|traded)@[0-9]+\.[0-9]+$/ || key ~ /^env\.[A-Z_][A-Z0-9_]*$/)
@@ -82,12 +87,27 @@ manifest_records() {
 			bad("[" name "] figure: 9 fields between \" | \", TABLE | ROW | BEFORE | AFTER | UNITS | METRIC | A | B | SOURCE")
 		if (key == "threshold" && val !~ / (lower|higher) [0-9]+(\.[0-9]+)?$/)
 			bad("[" name "] threshold " val ": METRIC lower|higher PERCENT")
+		if (key == "alias") {
+			if (val !~ /^[A-Za-z0-9._-]+$/)
+				bad("[" name "] alias " val ": a name (letters, digits, ., _ and -)")
+			if (val in aliased)
+				bad("[" name "] alias " val ": already an alias of " aliased[val])
+			aliased[val] = name
+			aline[val] = FNR
+		}
 		printf "%s\t%s\t%s\n", name, key, val
 	}
 	END {
 		if (failed)
 			exit 2
 		close_stanza()
+		# An old name may not be the name of a stanza: --only would not know
+		# which is meant.
+		for (a in aliased)
+			if (a in seen) {
+				FNR = aline[a]
+				bad("[" aliased[a] "] alias " a ": the name of the stanza on line " seen[a])
+			}
 		if (failed)
 			exit 2
 		if (name == "")
@@ -184,4 +204,39 @@ manifest_thresholds() { # NAME
 		better=${line##* } metric=${line% *}
 		printf '| %s | %s | %s | %s |\n' "$sc" "$metric" "$better" "$pct"
 	done <<<"${mf[$1.threshold]}"
+}
+
+# The stanza NAME names: itself, or the one that has it as an alias (an
+# experiment's old name, accepted for a while after a rename); nothing
+# for a name the manifest does not have.
+manifest_resolve() { # NAME
+	local n a
+	if [[ -n ${mf[$1.arch]+x} ]]; then
+		echo "$1"
+		return
+	fi
+	for n in "${mf_names[@]}"; do
+		[[ -n ${mf[$n.alias]+x} ]] || continue
+		while IFS= read -r a; do
+			[[ $a != "$1" ]] || { echo "$n"; return; }
+		done <<<"${mf[$n.alias]}"
+	done
+}
+
+# NAME and its old names, one a line: what its results were filed under
+# in the nights and the store before a rename.
+manifest_names_of() { # NAME
+	echo "$1"
+	[[ -z ${mf[$1.alias]+x} ]] || echo "${mf[$1.alias]}"
+}
+
+# NAME's folder in the night NIGHT: NIGHT/NAME, or the folder of one of its
+# old names that a night from before the rename has (NIGHT/NAME when none
+# exists, for the caller's "missing").
+manifest_night_dir() { # NIGHT NAME
+	local n
+	while IFS= read -r n; do
+		[[ ! -e $1/$n ]] || { echo "$1/$n"; return; }
+	done < <(manifest_names_of "$2")
+	echo "$1/$2"
 }

@@ -181,7 +181,7 @@ mapfile -t labels < <(labels_of "$last")
 
 # ---- the A/A noise floor -------------------------------------------------------
 
-# The night's detection curve (ci/resolution.sh, the nightly's step
+# The night's detection curve (tools/resolution.sh, the nightly's step
 # resolution): which graded slowdowns of the zap walk compare flags.
 curve_section() {
 	echo '<h2 id="resolution">Resolution: the detection curve</h2>'
@@ -189,7 +189,7 @@ curve_section() {
 		echo '<p class="missing">No detection curve in this night (ci/nightly --only resolution makes one).</p>'
 		return
 	fi
-	echo '<p>Kernels whose TDP MMU zap walk costs a known fraction more (test/series/6.1/test-slow-zap-walk-N), against the same patch at 0 %: per metric and run count, the change measured, whether both tests flag it at 95 %, and the resolution at that noise (<code>ci/resolution.sh</code>; README.md, &quot;Resolution&quot;).</p>'
+	echo '<p>Kernels whose TDP MMU zap walk costs a known fraction more (test/series/6.1/test-slow-zap-walk-N), against the same patch at 0 %: per metric and run count, the change measured, whether both tests flag it at 95 %, and the resolution at that noise (<code>tools/resolution.sh</code>; README.md, &quot;Resolution&quot;).</p>'
 	printf '<pre>%s</pre>\n' "$(esc "$(cat "$last/resolution/curve.txt")")"
 }
 
@@ -258,7 +258,7 @@ noise_note() { # EXP
 	fi
 }
 
-# Sides of a comparison: 2, or more for an N-way ci/ab.sh --series a,b,...
+# Sides of a comparison: 2, or more for an N-way tools/ab.sh --series a,b,...
 # ("sides" of compare.json; one median column and one bar each).
 nsides() { # COMPARE.json
 	jq '(.sides // [.a, .b]) | length' "$1"
@@ -623,7 +623,7 @@ headline_of() { # EXP COMPARE.json: the metric whose trend is drawn
 
 # ---- the sections ---------------------------------------------------------
 
-# An A/B comparison (ci/ab.sh's folder, or a direct night's peer): its
+# An A/B comparison (tools/ab.sh's folder, or a direct night's peer): its
 # tables with the noise floor, bars, latency, trend, compare's output.
 # POINTS as trend_chart's.
 ab_section() { # EXP EXPDIR ID TITLE POINTS
@@ -724,7 +724,7 @@ intro() {
 	for l in "${labels[@]}"; do labs+="<code>$(esc "$l")</code> "; done
 	for d in "$last"/*/compare.json; do [[ ! -f $d ]] || ab=$((ab + 1)); done
 	if ((ab)) || [[ -z $labs ]]; then
-		echo 'A is the original kernel, B the patched one (ci/ab.sh; with several series B, C, ...,'
+		echo 'A is the original kernel, B the patched one (tools/ab.sh; with several series B, C, ...,'
 		echo 'each against A); a row is green when both Student&#39;s t and Mann-Whitney find a'
 		echo 'difference at 95 % (with several series: for one of them at least).'
 		[[ -z $labs ]] || echo "Direct runs too (ci/nightly --direct): $labs"

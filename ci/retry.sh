@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
 # The one retry rule for nested runs, sourced by the tests
-# (test/helpers.bash), ci/ab.sh and so ci/nightly.  ci/README.md,
+# (test/helpers.bash), tools/ab.sh and so ci/nightly.  ci/README.md,
 # "Nested QEMU failures", names the signature and its evidence.
 #
 # nested_infra_failure [FILE]: the run's output (FILE, or standard input)

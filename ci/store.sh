@@ -11,7 +11,7 @@
 #   --date D       the night's start, UTC (default: now); with the
 #                  mmubench commit the runs report it names the entry
 #   NIGHT_DIR      ci/nightly's --out: NAME/{A,B,compare}.json of each
-#                  ci/ab.sh experiment, or LABEL/NAME.json of --direct
+#                  tools/ab.sh experiment, or LABEL/NAME.json of --direct
 #
 # Each entry is written to STORE/.tmp-* and renamed into place, then
 # STORE/index.tsv (rewritten, renamed) lists it; an entry that is not in

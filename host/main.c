@@ -49,7 +49,7 @@ static void usage(FILE *f)
 	fprintf(f, "\nCommands (mmubench COMMAND --help):\n");
 	for (size_t i = 0; i < MMUB_ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-11s %s\n", commands[i].name, commands[i].help);
-	fprintf(f, "\nA/B experiments across kernels: ci/ab.sh in the source "
+	fprintf(f, "\nA/B experiments across kernels: tools/ab.sh in the source "
 		   "tree (it builds and boots the kernels, this binary runs in "
 		   "them).\n");
 	fprintf(f, "\n");
@@ -87,10 +87,10 @@ static void unknown(const char *name)
 
 	/*
 	 * An A/B experiment builds kernels and boots them nested, shell
-	 * work: ci/ab.sh does it and runs this binary in each boot.
+	 * work: tools/ab.sh does it and runs this binary in each boot.
 	 */
 	if (!strcmp(name, "ab"))
-		die("ab: A/B experiments across kernels are ci/ab.sh in the "
+		die("ab: A/B experiments across kernels are tools/ab.sh in the "
 		    "source tree (it builds and boots the kernels and runs this "
 		    "binary in each)");
 	for (size_t i = 0; i < scenario_count; i++)

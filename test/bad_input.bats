@@ -156,7 +156,7 @@ good_doc() {
 		assert_success
 		[[ -n $output && -z $stderr ]] || fail "mmubench $c --help: stdout '${output:0:80}', stderr '$stderr'"
 	done
-	for s in ci/ab.sh ci/kexec-ab.sh ci/kvm-exec.sh ci/nightly ci/kernel/build.sh ci/nested/run.sh \
+	for s in tools/ab.sh tools/kexec-ab.sh tools/kvm-exec.sh ci/nightly ci/kernel/build.sh ci/nested/run.sh \
 		 ci/nested/mkinitramfs.sh ci/nested/selftest.sh guest/efi/run-efi.sh test/run.sh; do
 		run --separate-stderr "$ROOT/$s" --help
 		assert_success

@@ -147,7 +147,7 @@ x86_64/test-slow-zap/seedab/$NIGHT1-$commit"
 	assert_file_exists "$s/x86_64/test-slow-zap/seedab/$NIGHT1-$commit/ab-compare.json"
 }
 
-# nway DIR: ci/ab.sh --series test-slow-zap,test-other's files: three
+# nway DIR: tools/ab.sh --series test-slow-zap,test-other's files: three
 # kernels (A the original, B the slow one, C a third kernel's runs).
 nway() {
 	mkdir -p "$1/seednway"
@@ -223,6 +223,20 @@ x86_64/test-other/seednway/$NIGHT1-$commit"
 	assert_line --regexp '^  (worse|better|no change|cannot tell) +zap madvise_p50_us same4: median '
 	echo "# $(grep 'zap madvise_p50_us same4' <<<"$output")" >&3
 	refute_line --partial REGRESSION
+	assert_line "baseline: no regression (1 compared, 0 without an earlier night)"
+}
+
+@test "baseline: a night filed under an experiment's old name (its alias) is the earlier night of the new name" {
+	local s=$BATS_TEST_TMPDIR/store
+	need_runs
+	mkdir -p "$BATS_TEST_TMPDIR/n1/original" "$BATS_TEST_TMPDIR/n2/original"
+	cp "$O1" "$BATS_TEST_TMPDIR/n1/original/seed001.json"
+	cp "$O2" "$BATS_TEST_TMPDIR/n2/original/zap-patterns.json"
+	"$ROOT/ci/store.sh" --store "$s" --date $NIGHT1 "$BATS_TEST_TMPDIR/n1" >/dev/null
+	run "$ROOT/ci/baseline.sh" --store "$s" --date $NIGHT2 \
+		--thresholds "$(test_thresholds)" "$BATS_TEST_TMPDIR/n2"
+	assert_success
+	assert_line --regexp "^== x86_64/original/zap-patterns: $NIGHT1-[^ ]+ \(the store\) -> tonight$"
 	assert_line "baseline: no regression (1 compared, 0 without an earlier night)"
 }
 
@@ -308,15 +322,15 @@ doc() {
 # ---- an experiment's own thresholds (experiments.conf), no boot --------------
 
 @test "baseline: an experiment's thresholds in the manifest judge its rows; the machine's file has the last word" {
-	local n=$BATS_TEST_TMPDIR/n s=$BATS_TEST_TMPDIR/store r=$ROOT/test/fixtures/report/night1/seed003
-	mkdir -p "$n/seed003"
-	"$MMUBENCH" merge "$n/seed003/A.json" "$r"/runs/A-*.json
-	"$MMUBENCH" merge "$n/seed003/B.json" "$r"/runs/B-*.json
-	cp "$r/compare.json" "$n/seed003/"
+	local n=$BATS_TEST_TMPDIR/n s=$BATS_TEST_TMPDIR/store r=$ROOT/test/fixtures/report/night1/enable-init-set
+	mkdir -p "$n/enable-init-set"
+	"$MMUBENCH" merge "$n/enable-init-set/A.json" "$r"/runs/A-*.json
+	"$MMUBENCH" merge "$n/enable-init-set/B.json" "$r"/runs/B-*.json
+	cp "$r/compare.json" "$n/enable-init-set/"
 	"$ROOT/ci/store.sh" --store "$s" --date $NIGHT1 "$n" >/dev/null
-	# The manifest's seed003 with a threshold of its own.
+	# The manifest's enable-init-set with a threshold of its own.
 	export MMUBENCH_EXPERIMENTS=$BATS_TEST_TMPDIR/experiments.conf
-	sed '/^\[seed003\]$/a threshold = enable_ms (--table) lower 3' "$ROOT/experiments.conf" \
+	sed '/^\[enable-init-set\]$/a threshold = enable_ms (--table) lower 3' "$ROOT/experiments.conf" \
 		>"$MMUBENCH_EXPERIMENTS"
 	run "$ROOT/ci/baseline.sh" --store "$s" --date $NIGHT2 "$n"
 	assert_success
@@ -332,7 +346,7 @@ doc() {
 	sed -i 's/^threshold = enable_ms (--table) lower 3$/threshold = enable_us lower 3/' "$MMUBENCH_EXPERIMENTS"
 	run --separate-stderr "$ROOT/ci/baseline.sh" --store "$s" --date $NIGHT2 "$n"
 	assert_equal "$status" 2
-	assert_equal "$stderr" "ci/baseline.sh: error: $MMUBENCH_EXPERIMENTS [seed003] threshold: dirty-log enable_us: no scenario declares it (mmubench metrics lists them)"
+	assert_equal "$stderr" "ci/baseline.sh: error: $MMUBENCH_EXPERIMENTS [enable-init-set] threshold: dirty-log enable_us: no scenario declares it (mmubench metrics lists them)"
 }
 
 # ---- bad input: one line naming the option and what it accepts, exit 2 ----

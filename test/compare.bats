@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
-# "mmubench compare" on hand-made documents, "merge", and ci/ab.sh for real.
+# "mmubench compare" on hand-made documents, "merge", and tools/ab.sh for real.
 load helpers
 
 # fake_zap FILE PATTERN VALUE...: a well-formed zap document, one run per
@@ -331,11 +331,11 @@ setup() {
 	assert_output "mmubench: compare: unknown option --frob (see mmubench compare --help)"
 }
 
-# ci/ab.sh end to end: kernels, alternating boots, merge, compare.
+# tools/ab.sh end to end: kernels, alternating boots, merge, compare.
 ab_run() { # SERIES
 	require_series "$1"
 	local out=$BATS_TEST_TMPDIR/ab
-	run "$ROOT/ci/ab.sh" --series "$1" --arch "$ARCH" --repeat 2 --out "$out" \
+	run "$ROOT/tools/ab.sh" --series "$1" --arch "$ARCH" --repeat 2 --out "$out" \
 		--mmubench "$MMUBENCH" --guest "$GUEST" \
 		-- zap --zap same4 -v 1 -b 8m --zap-count 20
 	assert_success
@@ -373,8 +373,8 @@ ab_run() { # SERIES
 	require_series original x86_64 6.12
 	require_series tdp-mmu-unlink-empty-leaf-tables x86_64 6.12
 	local night=$BATS_TEST_TMPDIR/night s=tdp-mmu-unlink-empty-leaf-tables
-	local out=$night/seed001
-	run "$ROOT/ci/ab.sh" --kernel 6.12 --series "$s" --arch "$ARCH" --repeat 1 \
+	local out=$night/zap-patterns
+	run "$ROOT/tools/ab.sh" --kernel 6.12 --series "$s" --arch "$ARCH" --repeat 1 \
 		--out "$out" --mmubench "$MMUBENCH" --guest "$GUEST" \
 		-- zap --zap same4 -v 1 -b 8m --zap-count 20
 	assert_success
@@ -386,8 +386,8 @@ ab_run() { # SERIES
 	assert_output 1
 	run "$ROOT/ci/store.sh" --store "$BATS_TEST_TMPDIR/store" --date 20261202-000000 "$night"
 	assert_success
-	assert_line --regexp '^x86_64/original_6\.12/seed001/20261202-000000-'
-	assert_line --regexp '^x86_64/'"$s"'_6\.12/seed001/20261202-000000-'
+	assert_line --regexp '^x86_64/original_6\.12/zap-patterns/20261202-000000-'
+	assert_line --regexp '^x86_64/'"$s"'_6\.12/zap-patterns/20261202-000000-'
 }
 
 # Three kernels, one boot each, on a terminal: the sides alternate A B C,
@@ -398,7 +398,7 @@ ab_run() { # SERIES
 	require_series tdp-mmu-no-unlink-control
 	local out=$BATS_TEST_TMPDIR/ab s=tdp-mmu-unlink-empty-leaf-tables
 	local c=tdp-mmu-no-unlink-control f
-	run script -qec "MMUBENCH_PROGRESS_AFTER_MS=0 $ROOT/ci/ab.sh --series $s,$c \
+	run script -qec "MMUBENCH_PROGRESS_AFTER_MS=0 $ROOT/tools/ab.sh --series $s,$c \
 		--arch $ARCH --repeat 1 --out $out --mmubench $MMUBENCH --guest $GUEST \
 		-- zap --zap same4 -v 1 -b 8m --zap-count 20" /dev/null
 	assert_success
@@ -425,46 +425,46 @@ ab_run() { # SERIES
 }
 
 @test "ab: bad input is rejected before anything is built" {
-	run "$ROOT/ci/ab.sh" -- zap
+	run "$ROOT/tools/ab.sh" -- zap
 	assert_equal "$status" 2
 	assert_output --partial "--series NAME is required"
-	run "$ROOT/ci/ab.sh" --series x --repeat 0 -- zap
+	run "$ROOT/tools/ab.sh" --series x --repeat 0 -- zap
 	assert_equal "$status" 2
 	assert_output --partial "--repeat 0: expected a number >= 1"
-	run "$ROOT/ci/ab.sh" --series x -- zap --json /tmp/x.json
+	run "$ROOT/tools/ab.sh" --series x -- zap --json /tmp/x.json
 	assert_equal "$status" 2
 	assert_output --partial "--json: ab.sh writes each run's JSON"
-	run "$ROOT/ci/ab.sh" --kernel 5.15 --series x zap
+	run "$ROOT/tools/ab.sh" --kernel 5.15 --series x zap
 	assert_equal "$status" 2
-	assert_output "ci/ab.sh: error: --kernel 5.15: the base kernel, one of: 6.1 6.12 (Debian's linux-source-BASE)"
+	assert_output "tools/ab.sh: error: --kernel 5.15: the base kernel, one of: 6.1 6.12 (Debian's linux-source-BASE)"
 	# A series is a folder of its base: 6.12 has its own.
-	run "$ROOT/ci/ab.sh" --kernel 6.12 --series x86-nx-skip-dirty-tracked-recovery -- zap
+	run "$ROOT/tools/ab.sh" --kernel 6.12 --series x86-nx-skip-dirty-tracked-recovery -- zap
 	assert_equal "$status" 2
-	assert_output "ci/ab.sh: error: --series x86-nx-skip-dirty-tracked-recovery: no such series for base 6.12 (a folder of $ROOT/patches/6.12, or original for A/A)"
-	run "$ROOT/ci/ab.sh" --series x --smp 0 -- zap
+	assert_output "tools/ab.sh: error: --series x86-nx-skip-dirty-tracked-recovery: no such series for base 6.12 (a folder of $ROOT/patches/6.12, or original for A/A)"
+	run "$ROOT/tools/ab.sh" --series x --smp 0 -- zap
 	assert_equal "$status" 2
-	assert_output "ci/ab.sh: error: --smp 0: the nested kernel's CPUs for the scenario, 1..99"
+	assert_output "tools/ab.sh: error: --smp 0: the nested kernel's CPUs for the scenario, 1..99"
 	# Without --, a --repeat after the scenario is still ab's.
-	run "$ROOT/ci/ab.sh" --series x zap --zap same4 --repeat 0
+	run "$ROOT/tools/ab.sh" --series x zap --zap same4 --repeat 0
 	assert_equal "$status" 2
-	assert_output "ci/ab.sh: error: --repeat 0: expected a number >= 1"
+	assert_output "tools/ab.sh: error: --repeat 0: expected a number >= 1"
 	# The binary has no ab: it names the script.
 	run "$MMUBENCH" ab --series x
 	assert_equal "$status" 2
-	assert_output "mmubench: ab: A/B experiments across kernels are ci/ab.sh in the source tree (it builds and boots the kernels and runs this binary in each)"
+	assert_output "mmubench: ab: A/B experiments across kernels are tools/ab.sh in the source tree (it builds and boots the kernels and runs this binary in each)"
 	# Every series is checked before any kernel builds: it exists, once.
-	run "$ROOT/ci/ab.sh" --series tdp-mmu-unlink-empty-leaf-tables,nope \
+	run "$ROOT/tools/ab.sh" --series tdp-mmu-unlink-empty-leaf-tables,nope \
 		--out "$BATS_TEST_TMPDIR/ab" -- zap
 	assert_equal "$status" 2
-	assert_output "ci/ab.sh: error: --series nope: no such series for base 6.1 (a folder of $ROOT/patches/6.1, or original for A/A)"
+	assert_output "tools/ab.sh: error: --series nope: no such series for base 6.1 (a folder of $ROOT/patches/6.1, or original for A/A)"
 	assert_not_exists "$BATS_TEST_TMPDIR/ab"
-	run "$ROOT/ci/ab.sh" --series original,tdp-mmu-unlink-empty-leaf-tables,original -- zap
+	run "$ROOT/tools/ab.sh" --series original,tdp-mmu-unlink-empty-leaf-tables,original -- zap
 	assert_equal "$status" 2
-	assert_output "ci/ab.sh: error: --series original,tdp-mmu-unlink-empty-leaf-tables,original: original is named twice"
-	run "$ROOT/ci/ab.sh" --series a,,b -- zap
+	assert_output "tools/ab.sh: error: --series original,tdp-mmu-unlink-empty-leaf-tables,original: original is named twice"
+	run "$ROOT/tools/ab.sh" --series a,,b -- zap
 	assert_equal "$status" 2
-	assert_output "ci/ab.sh: error: --series a,,b: not a series name, nor names joined by commas"
-	run "$ROOT/ci/ab.sh" --series a,b,c,d,e,f,g,h -- zap
+	assert_output "tools/ab.sh: error: --series a,,b: not a series name, nor names joined by commas"
+	run "$ROOT/tools/ab.sh" --series a,b,c,d,e,f,g,h -- zap
 	assert_equal "$status" 2
-	assert_output "ci/ab.sh: error: --series a,b,c,d,e,f,g,h: at most 7 series (8 kernels with the original)"
+	assert_output "tools/ab.sh: error: --series a,b,c,d,e,f,g,h: at most 7 series (8 kernels with the original)"
 }

@@ -4,9 +4,9 @@
 # "Fidelity"): the seeds' published numbers against a night's paper
 # experiments.  The night is test/fixtures/fidelity/night, compare.json
 # documents written for these tests, small and with known medians:
-# two-side ones (seed000-paper, seed002-paper*, the A/A seed003-paper)
-# and an N-way one (seed001-paper: original, v2 unlink, the no-unlink
-# control), with some rows left out; seed000-migration is not there.
+# two-side ones (enable-page-sizes-full, nx-recovery-full*, the A/A enable-init-set-full)
+# and an N-way one (zap-patterns-full: original, v2 unlink, the no-unlink
+# control), with some rows left out; migrate-init-set is not there.
 load helpers
 
 NIGHT=$ROOT/test/fixtures/fidelity/night
@@ -27,8 +27,8 @@ row() {
 	fid
 	assert_success
 	# Seed 000: the 4K rise shows, 25x against the seed's 189x.
-	assert_line "seed 000: enable, clear-init-set (ms), seed000-paper: enable_ms (--table)"
-	assert_line "  scaling: seed000-paper: arm64, 1 vCPU x 4G (the seed: 127 GB mapped of 128 GB); the 1G row left out"
+	assert_line "seed 000: enable, clear-init-set (ms), enable-page-sizes-full: enable_ms (--table)"
+	assert_line "  scaling: enable-page-sizes-full: arm64, 1 vCPU x 4G (the seed: 127 GB mapped of 128 GB); the 1G row left out"
 	assert_line "  4K          1.8   341 189.4 |             0.5  12.5  25 2/2 yes yes   - | 0.132      yes        no"
 	assert_line "  2M          1.8     4 2.222 |             0.4   0.8   2 2/2 yes yes   - |   0.9      yes       yes"
 	# Seed 003, an A/A run: both sides pooled (2 + 2 runs), no test.
@@ -71,7 +71,7 @@ row() {
 	# The logging-off row as compare writes it now: its resolution, the
 	# smallest change both tests would flag, beside the -3 % measured.
 	jq '.rows[0].resolution = {power: 0.8, mde: 0.4, mde_pct: 12.5, reachable: true}' \
-		"$NIGHT/seed002-paper/compare.json" >"$n/seed002-paper/compare.json"
+		"$NIGHT/nx-recovery-full/compare.json" >"$n/nx-recovery-full/compare.json"
 	fid "$n"
 	assert_success
 	assert_line "  logging off       730.1 740.6 1.014 |             3.2   3.1 0.969 2/2  no  no +/-12.5% | 0.955 below res       yes"
@@ -80,14 +80,14 @@ row() {
 	assert_line --partial "same direction: 7 yes, 2 no, 1 below res, 15 missing, 1 -;"
 	# A resolution finer than the change: the direction is the kernel's.
 	jq '.rows[0].resolution = {power: 0.8, mde: 0.04, mde_pct: 1.25, reachable: true}' \
-		"$NIGHT/seed002-paper/compare.json" >"$n/seed002-paper/compare.json"
+		"$NIGHT/nx-recovery-full/compare.json" >"$n/nx-recovery-full/compare.json"
 	fid "$n"
 	assert_success
 	row 002 kvm-nx-lpage-re:se.sum_exec_runtime "logging off" | assert_json - \
 		'.same_direction == "no"'
 	# Runs too few for Mann-Whitney: no resolution at all.
 	jq '.rows[0].resolution = {power: 0.8, mde: null, mde_pct: null, reachable: false}' \
-		"$NIGHT/seed002-paper/compare.json" >"$n/seed002-paper/compare.json"
+		"$NIGHT/nx-recovery-full/compare.json" >"$n/nx-recovery-full/compare.json"
 	fid "$n"
 	assert_success
 	row 002 kvm-nx-lpage-re:se.sum_exec_runtime "logging off" | assert_json - \
@@ -114,10 +114,10 @@ row() {
 	fid
 	assert_success
 	assert_line "  4K        21000  6000 0.286 |               -     -   - - -  -   - | -  missing   missing"
-	assert_line "  missing: 4K: no experiment seed000-migration in the night"
+	assert_line "  missing: 4K: no experiment migrate-init-set in the night"
 	assert_line "  missing: 1G: no row 1G anonymous_hugetlb_1gb clear-init-set of enable_ms (--table)"
 	row 000 migration 4K | assert_json - '.mmubench == null and
-		.missing == "no experiment seed000-migration in the night" and
+		.missing == "no experiment migrate-init-set in the night" and
 		.same_direction == "missing" and .within_2x == "missing"'
 	# An empty night: every row missing, the report still written.
 	mkdir "$BATS_TEST_TMPDIR/empty"
@@ -125,17 +125,17 @@ row() {
 	assert_success
 	assert_line "rows: 26, 25 with seed figures; same direction: 25 missing, 1 -; within 2x: 25 missing, 1 -"
 	# An experiment that ended early (no compare.json) is missing too.
-	mkdir -p "$BATS_TEST_TMPDIR/early/seed002-paper"
+	mkdir -p "$BATS_TEST_TMPDIR/early/nx-recovery-full"
 	fid "$BATS_TEST_TMPDIR/early"
 	assert_success
-	assert_line "  missing: logging off: seed002-paper has no compare.json (ended early?)"
+	assert_line "  missing: logging off: nx-recovery-full has no compare.json (ended early?)"
 }
 
 @test "fidelity: --experiment takes one from elsewhere; the files are the report, written whole" {
 	local n=$BATS_TEST_TMPDIR/n
 	cp -r "$NIGHT" "$n"
-	mv "$n/seed001-paper" "$BATS_TEST_TMPDIR/apart"
-	run "$ROOT/ci/fidelity.sh" --experiment "seed001-paper=$BATS_TEST_TMPDIR/apart" "$n"
+	mv "$n/zap-patterns-full" "$BATS_TEST_TMPDIR/apart"
+	run "$ROOT/ci/fidelity.sh" --experiment "zap-patterns-full=$BATS_TEST_TMPDIR/apart" "$n"
 	assert_success
 	assert_line "  same16       330.3  61.9 0.187 |             310    65 0.21 2/2 yes yes   - | 1.119      yes       yes"
 	# Printed is what fidelity.txt holds; no temporary file is left.
@@ -167,9 +167,9 @@ row() {
 	run "$ROOT/ci/fidelity.sh" --frob "$NIGHT"
 	assert_equal "$status" 2
 	assert_output "ci/fidelity.sh: error: unknown option '--frob' (accepted: --seeds FILE, --experiment NAME=DIR, --out DIR, --night BASE=DIR)"
-	run "$ROOT/ci/fidelity.sh" --experiment seed001-paper "$NIGHT"
+	run "$ROOT/ci/fidelity.sh" --experiment zap-patterns-full "$NIGHT"
 	assert_equal "$status" 2
-	assert_output "ci/fidelity.sh: error: --experiment seed001-paper: expected NAME=DIR (an experiment's name, a ci/ab.sh folder)"
+	assert_output "ci/fidelity.sh: error: --experiment zap-patterns-full: expected NAME=DIR (an experiment's name, a tools/ab.sh folder)"
 	printf '000\tt\t4K\t1.8\t341\tms\tseed000-paper\tm\toriginal:a\tb:a\n' >"$s"
 	run "$ROOT/ci/fidelity.sh" --seeds "$s" --out "$BATS_TEST_TMPDIR" "$NIGHT"
 	assert_equal "$status" 2
@@ -183,11 +183,11 @@ row() {
 	assert_equal "$status" 2
 	assert_output "ci/fidelity.sh: error: --seeds $s: line 1: before 'original', after 'b:a': SIDE:ROW each"
 	# A compare.json that is not one.
-	mkdir -p "$BATS_TEST_TMPDIR/bad/seed000-paper"
-	echo '{"rows": 3}' >"$BATS_TEST_TMPDIR/bad/seed000-paper/compare.json"
+	mkdir -p "$BATS_TEST_TMPDIR/bad/enable-page-sizes-full"
+	echo '{"rows": 3}' >"$BATS_TEST_TMPDIR/bad/enable-page-sizes-full/compare.json"
 	run "$ROOT/ci/fidelity.sh" "$BATS_TEST_TMPDIR/bad"
 	assert_equal "$status" 2
-	assert_output "ci/fidelity.sh: error: $BATS_TEST_TMPDIR/bad/seed000-paper/compare.json: not a compare.json of mmubench compare (rows, and a/b or sides)"
+	assert_output "ci/fidelity.sh: error: $BATS_TEST_TMPDIR/bad/enable-page-sizes-full/compare.json: not a compare.json of mmubench compare (rows, and a/b or sides)"
 	assert_file_not_exists "$BATS_TEST_TMPDIR/bad/fidelity.json"
 }
 
@@ -202,17 +202,17 @@ row() {
 }
 
 @test "fidelity: ci/store.sh keeps the night's fidelity.json beside its entries" {
-	local n=$BATS_TEST_TMPDIR/n s=$BATS_TEST_TMPDIR/store r=$ROOT/test/fixtures/report/night1/seed003
+	local n=$BATS_TEST_TMPDIR/n s=$BATS_TEST_TMPDIR/store r=$ROOT/test/fixtures/report/night1/enable-init-set
 	local commit
-	mkdir -p "$n/seed003"
-	"$MMUBENCH" merge "$n/seed003/A.json" "$r"/runs/A-*.json
-	"$MMUBENCH" merge "$n/seed003/B.json" "$r"/runs/B-*.json
-	cp "$r/compare.json" "$n/seed003/"
+	mkdir -p "$n/enable-init-set"
+	"$MMUBENCH" merge "$n/enable-init-set/A.json" "$r"/runs/A-*.json
+	"$MMUBENCH" merge "$n/enable-init-set/B.json" "$r"/runs/B-*.json
+	cp "$r/compare.json" "$n/enable-init-set/"
 	"$ROOT/ci/fidelity.sh" "$NIGHT" --out "$n" >/dev/null
-	commit=$(json_val "$n/seed003/A.json" .env.mmubench_version)
+	commit=$(json_val "$n/enable-init-set/A.json" .env.mmubench_version)
 	run "$ROOT/ci/store.sh" --store "$s" --date 20261201-020000 "$n"
 	assert_success
-	assert_output "x86_64/original/seed003/20261201-020000-$commit
+	assert_output "x86_64/original/enable-init-set/20261201-020000-$commit
 fidelity/20261201-020000-$commit.json"
 	run cmp "$n/fidelity.json" "$s/fidelity/20261201-020000-$commit.json"
 	assert_success
@@ -225,12 +225,12 @@ fidelity/20261201-020000-$commit.json"
 }
 
 @test "fidelity: ci/nightly takes the paper experiments in --only, and no other" {
-	run "$ROOT/ci/nightly" --only seed002-paper,seed004-paper
+	run "$ROOT/ci/nightly" --only nx-recovery-full,seed004-paper
 	assert_equal "$status" 2
-	assert_output "ci/nightly: error: --only seed004-paper: unknown (accepted: tests, peer, resolution, and the experiments of experiments.conf: seed000, seed000-migration, seed001, seed002, seed003, seed000-paper, seed001-paper, seed002-paper, seed002-paper-logging, seed003-paper)"
+	assert_output "ci/nightly: error: --only seed004-paper: unknown (accepted: tests, peer, resolution, and the experiments of experiments.conf: first-harvest-init-set, migrate-init-set, zap-patterns, nx-recovery, enable-init-set, enable-page-sizes-full, zap-patterns-full, nx-recovery-full, nx-recovery-full-logging, enable-init-set-full)"
 	run "$ROOT/ci/nightly" --help
 	assert_success
-	assert_line --partial "seed002-paper-logging), seed003-paper: the seeds at"
+	assert_line --partial "nx-recovery-full-logging), enable-init-set-full: the"
 }
 
 # night612 DIR: the fixture night as a 6.12 night would label it: every
@@ -244,7 +244,7 @@ night612() {
 		mkdir -p "$e"
 		cp "$d"/* "$e/"
 		case $e in
-		*/seed002-paper*)
+		*/nx-recovery-full*)
 			jq '.a as $x | .a = .b | .b = $x |
 			    .rows |= map(.a as $x | .a = .b | .b = $x) |
 			    .a.label = "original@6.12" |

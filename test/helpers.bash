@@ -106,7 +106,7 @@ kernel_repo() {
 # NESTED_RETRIES times, and each retry is announced on its own line
 # ("# retried: ..."), which test/run.sh counts.  Never in direct mode.
 NESTED_RETRIES=1
-: "${KVM_EXEC:=$ROOT/ci/kvm-exec.sh}"
+: "${KVM_EXEC:=$ROOT/tools/kvm-exec.sh}"
 
 mmub() {
 	local mode arch=$ARCH bin=$MMUBENCH guest=$GUEST try why
@@ -145,7 +145,7 @@ mmub() {
 # shellcheck source=../ci/retry.sh
 source "$ROOT/ci/retry.sh"
 
-# ab_redone DIR: ci/ab.sh redoes a run once on that rule; each redo in
+# ab_redone DIR: tools/ab.sh redoes a run once on that rule; each redo in
 # its DIR/time.txt is announced as a retry, which test/run.sh counts
 # against the same budget.  A time.txt without the count fails.
 ab_redone() { # DIR
@@ -164,7 +164,7 @@ ab_redone() { # DIR
 # are incremental on its original.  A file that builds them takes
 # test_kernels in setup_file and calls test_kernels_put_back with it in
 # teardown_file: the trees it added are removed, those that were there
-# before (a user's ci/resolution.sh) stay.  test/run.sh fails a file that
+# before (a user's tools/resolution.sh) stay.  test/run.sh fails a file that
 # leaves a new one.
 # shellcheck source=test/test_kernels.sh
 source "$ROOT/test/test_kernels.sh"

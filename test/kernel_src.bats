@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
-# The user's own kernel (--kernel-src): ci/ab.sh on a git tree at two
+# The user's own kernel (--kernel-src): tools/ab.sh on a git tree at two
 # commits and on a source tarball with mboxes, each side a kernel built
 # by ci/kernel/build.sh --kernel-src.  Seed 001 is the change: its 6.12
 # port as a commit, or as the mbox git format-patch wrote, must show the
@@ -24,7 +24,7 @@ freed() {
 }
 
 ab_src() { # OUT SRC SIDES
-	run "$ROOT/ci/ab.sh" --kernel-src "$2" --sides "$3" --arch x86_64 --repeat 1 \
+	run "$ROOT/tools/ab.sh" --kernel-src "$2" --sides "$3" --arch x86_64 --repeat 1 \
 		--out "$1" --mmubench "$MMUBENCH" --guest "$GUEST" -- "${ZAP_ARGS[@]}"
 }
 
@@ -100,40 +100,40 @@ control	$ctl"
 	echo tiny >"$repo/f"
 	git -C "$repo" add f
 	git -C "$repo" -c user.name=t -c user.email=t@invalid commit -q -m tiny
-	run "$ROOT/ci/ab.sh" --kernel-src "$BATS_TEST_TMPDIR/none" --sides a=x,b=y -- zap
+	run "$ROOT/tools/ab.sh" --kernel-src "$BATS_TEST_TMPDIR/none" --sides a=x,b=y -- zap
 	assert_equal "$status" 2
-	assert_output "ci/ab.sh: error: --kernel-src $BATS_TEST_TMPDIR/none: no such git tree or tarball"
-	run "$ROOT/ci/ab.sh" --kernel-src "$repo" -- zap
+	assert_output "tools/ab.sh: error: --kernel-src $BATS_TEST_TMPDIR/none: no such git tree or tarball"
+	run "$ROOT/tools/ab.sh" --kernel-src "$repo" -- zap
 	assert_equal "$status" 2
 	assert_output --partial "--kernel-src needs --sides NAME=WHAT,NAME=WHAT"
-	run "$ROOT/ci/ab.sh" --kernel-src "$repo" --sides a=HEAD -- zap
+	run "$ROOT/tools/ab.sh" --kernel-src "$repo" --sides a=HEAD -- zap
 	assert_equal "$status" 2
-	assert_output "ci/ab.sh: error: --sides a=HEAD: 2 to 8 sides, NAME=WHAT joined by commas"
-	run "$ROOT/ci/ab.sh" --kernel-src "$repo" --sides a=HEAD,b=nope -- zap
+	assert_output "tools/ab.sh: error: --sides a=HEAD: 2 to 8 sides, NAME=WHAT joined by commas"
+	run "$ROOT/tools/ab.sh" --kernel-src "$repo" --sides a=HEAD,b=nope -- zap
 	assert_equal "$status" 2
-	assert_output "ci/ab.sh: error: --sides b=nope: not a commit of $repo (a git tree's side is a ref)"
-	run "$ROOT/ci/ab.sh" --kernel-src "$repo" --sides a=HEAD,a=HEAD -- zap
+	assert_output "tools/ab.sh: error: --sides b=nope: not a commit of $repo (a git tree's side is a ref)"
+	run "$ROOT/tools/ab.sh" --kernel-src "$repo" --sides a=HEAD,a=HEAD -- zap
 	assert_equal "$status" 2
-	assert_output "ci/ab.sh: error: --sides a=HEAD,a=HEAD: a is named twice"
-	run "$ROOT/ci/ab.sh" --kernel-src "$repo" --sides a/b=HEAD,c=HEAD -- zap
+	assert_output "tools/ab.sh: error: --sides a=HEAD,a=HEAD: a is named twice"
+	run "$ROOT/tools/ab.sh" --kernel-src "$repo" --sides a/b=HEAD,c=HEAD -- zap
 	assert_equal "$status" 2
 	assert_output --partial "side name 'a/b': letters, digits"
-	run "$ROOT/ci/ab.sh" --kernel-src "$repo" --sides a=HEAD,original=HEAD -- zap
+	run "$ROOT/tools/ab.sh" --kernel-src "$repo" --sides a=HEAD,original=HEAD -- zap
 	assert_equal "$status" 2
 	assert_output --partial "original names the unchanged source"
-	run "$ROOT/ci/ab.sh" --kernel-src "$repo" --sides a=HEAD,b=HEAD --series x -- zap
+	run "$ROOT/tools/ab.sh" --kernel-src "$repo" --sides a=HEAD,b=HEAD --series x -- zap
 	assert_equal "$status" 2
-	assert_output "ci/ab.sh: error: --series and --kernel-src: one of them (the sides of --kernel-src are --sides)"
-	run "$ROOT/ci/ab.sh" --kernel-src "$repo" --sides a=HEAD,b=HEAD --kernel 6.12 -- zap
+	assert_output "tools/ab.sh: error: --series and --kernel-src: one of them (the sides of --kernel-src are --sides)"
+	run "$ROOT/tools/ab.sh" --kernel-src "$repo" --sides a=HEAD,b=HEAD --kernel 6.12 -- zap
 	assert_equal "$status" 2
 	assert_output --partial "--kernel and --kernel-src: one of them"
-	run "$ROOT/ci/ab.sh" --sides a=HEAD,b=HEAD -- zap
+	run "$ROOT/tools/ab.sh" --sides a=HEAD,b=HEAD -- zap
 	assert_equal "$status" 2
-	assert_output "ci/ab.sh: error: --sides: only with --kernel-src (Debian's bases take --series)"
-	run "$ROOT/ci/ab.sh" --kernel-src "$repo/f" --sides a=,b=none -- zap
+	assert_output "tools/ab.sh: error: --sides: only with --kernel-src (Debian's bases take --series)"
+	run "$ROOT/tools/ab.sh" --kernel-src "$repo/f" --sides a=,b=none -- zap
 	assert_equal "$status" 2
 	assert_output --partial "neither a git tree nor a kernel tarball"
-	run "$ROOT/ci/ab.sh" --kernel-src "$TARBALL" --sides a=,b="$BATS_TEST_TMPDIR/no.mbox" -- zap
+	run "$ROOT/tools/ab.sh" --kernel-src "$TARBALL" --sides a=,b="$BATS_TEST_TMPDIR/no.mbox" -- zap
 	assert_equal "$status" 2
 	assert_output --partial "neither a folder of *.patch nor an mbox"
 	assert_file_not_exists "$out"

@@ -1,13 +1,13 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
-# ci/kexec-ab.sh: A/B by kexec.  Its results device (ci/kexec/slots.sh)
+# tools/kexec-ab.sh: A/B by kexec.  Its results device (tools/kexec/slots.sh)
 # on files, its bad input, and the whole of it in the nested setup: the
 # L1 original kernel kexecs into each step's kernel and back, and both
 # sides' JSONs arrive with the identity the kernels report themselves.
 # Nothing here kexecs this machine: only L1 does, under QEMU.
 load helpers
 
-K=ci/kexec-ab.sh
+K=tools/kexec-ab.sh
 SERIES=tdp-mmu-unlink-empty-leaf-tables
 
 # bad ARGS...: exit 2, one line, the expected text, nothing made.
@@ -35,7 +35,7 @@ bad() { # EXPECTED ARGS...
 		--series original -- zap
 	bad "--results /nonexistent/disk: no such device" \
 		--series original --results /nonexistent/disk -- zap
-	bad "--frob: unknown option (ci/kexec-ab.sh --help lists them)" --frob
+	bad "--frob: unknown option (tools/kexec-ab.sh --help lists them)" --frob
 	bad "--kernel 5.15: the base kernel, one of: 6.1 6.12 (Debian's linux-source-BASE)" \
 		--kernel 5.15 --series original -- zap
 	bad "--results x: not with --nested (its disk is made here)" \
@@ -91,8 +91,8 @@ bad() { # EXPECTED ARGS...
 	mkdir -p "$d"
 	echo '{"x": 1}' >"$d/result.json"
 	tar -C "$d" -cf "$d/p.tar" result.json
-	# shellcheck source=../ci/kexec/slots.sh
-	source "$ROOT/ci/kexec/slots.sh"
+	# shellcheck source=../tools/kexec/slots.sh
+	source "$ROOT/tools/kexec/slots.sh"
 	kx_write_header "$img" 4 J1
 	assert_equal "$(kx_slot_state "$img" 1 J1)" empty
 	kx_mark "$img" 1 J1 started
@@ -101,17 +101,17 @@ bad() { # EXPECTED ARGS...
 	assert_equal "$(kx_slot_state "$img" 1 J1)" done
 	assert_equal "$(kx_slot_state "$img" 1 J2)" empty
 	assert_equal "$(kx_slot_state "$img" 2 J1)" empty
-	run bash -c "source '$ROOT/ci/kexec/slots.sh'; kx_payload '$img' 1 | tar -xO"
+	run bash -c "source '$ROOT/tools/kexec/slots.sh'; kx_payload '$img' 1 | tar -xO"
 	assert_success
 	assert_output '{"x": 1}'
 	# One byte of the payload changed: the checksum refuses it.
 	printf 'y' | dd of="$img" bs=1 seek=$((4 * 1048576 + 4096 + 520)) conv=notrunc 2>/dev/null
-	run bash -c "source '$ROOT/ci/kexec/slots.sh'; kx_payload '$img' 1"
+	run bash -c "source '$ROOT/tools/kexec/slots.sh'; kx_payload '$img' 1"
 	assert_failure
 	assert_output ''
 	# Larger than a slot: refused, the slot unchanged.
 	head -c $((4 * 1048576)) /dev/zero >"$d/big"
-	run bash -c "source '$ROOT/ci/kexec/slots.sh'; kx_store '$img' 2 J1 done '$d/big'"
+	run bash -c "source '$ROOT/tools/kexec/slots.sh'; kx_store '$img' 2 J1 done '$d/big'"
 	assert_failure
 	assert_output "slots.sh: step 2: 4194304 bytes, larger than a slot (4190208)"
 	assert_equal "$(kx_slot_state "$img" 2 J1)" empty
@@ -162,7 +162,7 @@ bad() { # EXPECTED ARGS...
 		--mmubench "$MMUBENCH" --guest "$GUEST" -- zap --zap nosuch -v 1 -b 16m
 	assert_failure
 	assert_line --partial "| mmubench: --zap nosuch: "
-	assert_line --regexp "^ci/kexec-ab.sh: error: step 1 \\(A 1/1, kernel original\\): mmubench exited 2$"
+	assert_line --regexp "^tools/kexec-ab.sh: error: step 1 \\(A 1/1, kernel original\\): mmubench exited 2$"
 	assert_line "$K: error: L1 failed (exit 1); see $out/l1.log"
 	assert_not_exist "$out/runs/A-1.json"
 }

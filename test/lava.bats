@@ -95,101 +95,101 @@ expected_cases() { # NIGHT
 	local n=$1 c=$BATS_TEST_TMPDIR/c.json
 	echo "nightly pass"
 	awk '($1 == "ok" || $1 == "FAIL") && $2 !~ /^(seed|peer)/ { print $2, ($1 == "ok" ? "pass" : "fail") }' "$n/time.txt"
-	echo "seed000.run skip"
-	echo "seed000-migration.run skip"
-	echo "seed001.run pass"
-	echo "seed001.verify pass"
-	"$MMUBENCH" compare "$n/$LABEL/seed001.json" "$n/$LABEL/seed001.json" --json "$c" >/dev/null
+	echo "first-harvest-init-set.run skip"
+	echo "migrate-init-set.run skip"
+	echo "zap-patterns.run pass"
+	echo "zap-patterns.verify pass"
+	"$MMUBENCH" compare "$n/$LABEL/zap-patterns.json" "$n/$LABEL/zap-patterns.json" --json "$c" >/dev/null
 	# The units the zap scenario declares (mmubench metrics zap).
 	jq -r --argjson u "$("$MMUBENCH" metrics zap | awk -F'|' 'NR > 1 { gsub(/ /, ""); print $3 "\t" $6 }' |
 		jq -Rn '[inputs | split("\t") | {(.[0]): .[1]}] | add')" \
-		'.rows[] | "seed001.\(.metric).\(.row) pass \(.a.median) \($u[.metric])"' "$c"
-	echo "seed002.run fail"
-	echo "seed003.run pass"
-	"$MMUBENCH" compare "$n/$LABEL/seed003.json" "$n/$LABEL/seed003.json" --json "$c" >/dev/null
-	jq -r '.rows[] | "seed003.enable_ms_table.\(.row | gsub(" "; "_")) pass \(.a.median) ms"' "$c"
+		'.rows[] | "zap-patterns.\(.metric).\(.row) pass \(.a.median) \($u[.metric])"' "$c"
+	echo "nx-recovery.run fail"
+	echo "enable-init-set.run pass"
+	"$MMUBENCH" compare "$n/$LABEL/enable-init-set.json" "$n/$LABEL/enable-init-set.json" --json "$c" >/dev/null
+	jq -r '.rows[] | "enable-init-set.enable_ms_table.\(.row | gsub(" "; "_")) pass \(.a.median) ms"' "$c"
 	echo "peer.run fail"
 }
 
 @test "ci/lava/run.sh --results: the fixture's direct night as LAVA test cases and measurements" {
 	local n=$FIX/direct2 want
-	grep -qx '  FAIL seed002 (.*' <(sed -e 's/(exit [0-9]*, [^)]*)/(.../' "$n/time.txt") ||
-		fail "the fixture's seed002 did not fail: $(cat "$n/time.txt")"
+	grep -qx '  FAIL nx-recovery (.*' <(sed -e 's/(exit [0-9]*, [^)]*)/(.../' "$n/time.txt") ||
+		fail "the fixture's nx-recovery did not fail: $(cat "$n/time.txt")"
 	want=$(expected_cases "$n")
 	run ci/lava/run.sh --results "$n"
 	assert_success
 	assert_equal "$(cat "$LAVA_CASES")" "$want"
 	assert_line "ci/lava/run.sh: $n, label $LABEL"
-	assert_line --regexp '^ci/lava/run.sh: seed002.run: fail: ci/nightly: FAIL seed002 \(exit 2, .*seed002.log\)$'
-	assert_line 'ci/lava/run.sh: seed000.run: skip: an arm64 experiment on an x86_64 host'
+	assert_line --regexp '^ci/lava/run.sh: nx-recovery.run: fail: ci/nightly: FAIL nx-recovery \(exit 2, .*nx-recovery.log\)$'
+	assert_line 'ci/lava/run.sh: first-harvest-init-set.run: skip: an arm64 experiment on an x86_64 host'
 	assert_line "ci/lava/run.sh: $(wc -l <"$LAVA_CASES") test cases: $(grep -c ' pass' "$LAVA_CASES") pass, 2 fail, 2 skip; $(grep -c ' pass [0-9]' "$LAVA_CASES") measurements"
 	# Some measurements at least, each a number with units.
 	(($(grep -c ' pass [0-9]' "$LAVA_CASES") >= 12)) || fail "too few measurements"
 	# Without lava-test-case (not in LAVA): the same, printed.
-	run env PATH=/usr/bin:/bin ci/lava/run.sh --results "$n" --only seed003
+	run env PATH=/usr/bin:/bin ci/lava/run.sh --results "$n" --only enable-init-set
 	assert_success
-	assert_line "seed003.run: pass"
-	assert_line --regexp '^seed003\.enable_ms_table\.4K_anonymous_get: pass [0-9.e-]+ ms$'
+	assert_line "enable-init-set.run: pass"
+	assert_line --regexp '^enable-init-set\.enable_ms_table\.4K_anonymous_get: pass [0-9.e-]+ ms$'
 }
 
 @test "ci/lava/run.sh: a failed, missing or empty result is a fail, never a pass" {
 	local n=$BATS_TEST_TMPDIR/night f
 	cp -r "$FIX/direct2" "$n"
-	f=$n/$LABEL/seed001.json
+	f=$n/$LABEL/zap-patterns.json
 	# The step passed but its file is gone, or empty, or holds no run.
-	rm "$n/$LABEL/seed003.json"
-	run ci/lava/run.sh --results "$n" --only seed001,seed003
+	rm "$n/$LABEL/enable-init-set.json"
+	run ci/lava/run.sh --results "$n" --only zap-patterns,enable-init-set
 	assert_success
-	assert_line "ci/lava/run.sh: seed003.run: fail: its step passed but left no $LABEL/seed003.json"
-	run grep -c '^seed003' "$LAVA_CASES"
+	assert_line "ci/lava/run.sh: enable-init-set.run: fail: its step passed but left no $LABEL/enable-init-set.json"
+	run grep -c '^enable-init-set' "$LAVA_CASES"
 	assert_output 1
-	assert_equal "$(grep '^seed003' "$LAVA_CASES")" "seed003.run fail"
+	assert_equal "$(grep '^enable-init-set' "$LAVA_CASES")" "enable-init-set.run fail"
 	: >"$LAVA_CASES"
-	jq -c '.results.runs = []' "$FIX/direct2/$LABEL/seed001.json" >"$f"
-	run ci/lava/run.sh --results "$n" --only seed001
-	assert_line "ci/lava/run.sh: seed001.run: fail: $LABEL/seed001.json: no run in it"
+	jq -c '.results.runs = []' "$FIX/direct2/$LABEL/zap-patterns.json" >"$f"
+	run ci/lava/run.sh --results "$n" --only zap-patterns
+	assert_line "ci/lava/run.sh: zap-patterns.run: fail: $LABEL/zap-patterns.json: no run in it"
 	: >"$f"
-	run ci/lava/run.sh --results "$n" --only seed001
-	assert_line "ci/lava/run.sh: seed001.run: fail: its step passed but left no $LABEL/seed001.json"
-	run grep -c '^seed001.run fail$' "$LAVA_CASES"
+	run ci/lava/run.sh --results "$n" --only zap-patterns
+	assert_line "ci/lava/run.sh: zap-patterns.run: fail: its step passed but left no $LABEL/zap-patterns.json"
+	run grep -c '^zap-patterns.run fail$' "$LAVA_CASES"
 	assert_output 2
-	run grep -c '^seed001.* pass' "$LAVA_CASES"
+	run grep -c '^zap-patterns.* pass' "$LAVA_CASES"
 	assert_output 0
 	# A run's own check: an integrity violation, a run without the count.
 	: >"$LAVA_CASES"
-	jq -c '.results.runs[3].zap.integrity_violations = 3' "$FIX/direct2/$LABEL/seed001.json" >"$f"
-	run ci/lava/run.sh --results "$n" --only seed001
+	jq -c '.results.runs[3].zap.integrity_violations = 3' "$FIX/direct2/$LABEL/zap-patterns.json" >"$f"
+	run ci/lava/run.sh --results "$n" --only zap-patterns
 	assert_success
-	assert_line --regexp "^ci/lava/run.sh: seed001.verify: fail: 3 zap.integrity_violations over [0-9]+ runs\$"
-	jq -c 'del(.results.runs[1].zap.integrity_violations)' "$FIX/direct2/$LABEL/seed001.json" >"$f"
-	run ci/lava/run.sh --results "$n" --only seed001
-	assert_line "ci/lava/run.sh: seed001.verify: fail: a run without zap.integrity_violations"
-	run grep -c '^seed001.verify fail$' "$LAVA_CASES"
+	assert_line --regexp "^ci/lava/run.sh: zap-patterns.verify: fail: 3 zap.integrity_violations over [0-9]+ runs\$"
+	jq -c 'del(.results.runs[1].zap.integrity_violations)' "$FIX/direct2/$LABEL/zap-patterns.json" >"$f"
+	run ci/lava/run.sh --results "$n" --only zap-patterns
+	assert_line "ci/lava/run.sh: zap-patterns.verify: fail: a run without zap.integrity_violations"
+	run grep -c '^zap-patterns.verify fail$' "$LAVA_CASES"
 	assert_output 2
 	# ci/nightly says it failed: a fail, whatever the file holds.
-	cp "$FIX/direct2/$LABEL/seed001.json" "$f"
-	sed -i -e 's/^  ok   seed001$/  FAIL seed001 (exit 1, seed001.log)/' "$n/time.txt"
+	cp "$FIX/direct2/$LABEL/zap-patterns.json" "$f"
+	sed -i -e 's/^  ok   zap-patterns$/  FAIL zap-patterns (exit 1, zap-patterns.log)/' "$n/time.txt"
 	: >"$LAVA_CASES"
-	run ci/lava/run.sh --results "$n" --only seed001
-	assert_equal "$(cat "$LAVA_CASES")" "$(printf '%s\n' 'nightly pass' 'build pass' 'report pass' 'seed001.run fail')"
+	run ci/lava/run.sh --results "$n" --only zap-patterns
+	assert_equal "$(cat "$LAVA_CASES")" "$(printf '%s\n' 'nightly pass' 'build pass' 'report pass' 'zap-patterns.run fail')"
 	# No time.txt (the night did not finish), or an empty folder: fails.
 	rm "$n/time.txt"
 	: >"$LAVA_CASES"
 	run ci/lava/run.sh --results "$n"
 	assert_success
 	assert_equal "$(cat "$LAVA_CASES")" "$(printf '%s\n' 'nightly fail' \
-		seed000.run\ fail seed000-migration.run\ fail seed001.run\ fail seed002.run\ fail seed003.run\ fail peer.run\ fail)"
+		first-harvest-init-set.run\ fail migrate-init-set.run\ fail zap-patterns.run\ fail nx-recovery.run\ fail enable-init-set.run\ fail peer.run\ fail)"
 	mkdir "$BATS_TEST_TMPDIR/empty"
 	: >"$LAVA_CASES"
-	run ci/lava/run.sh --results "$BATS_TEST_TMPDIR/empty" --only seed003
+	run ci/lava/run.sh --results "$BATS_TEST_TMPDIR/empty" --only enable-init-set
 	assert_success
 	assert_line "ci/lava/run.sh: $BATS_TEST_TMPDIR/empty, label none"
-	assert_equal "$(cat "$LAVA_CASES")" "$(printf '%s\n' 'nightly fail' 'seed003.run fail')"
+	assert_equal "$(cat "$LAVA_CASES")" "$(printf '%s\n' 'nightly fail' 'enable-init-set.run fail')"
 	# A lava-test-case that fails is run.sh's failure.
 	printf '#!/bin/sh\nexit 1\n' >"$BATS_TEST_TMPDIR/bin/lava-test-case"
-	run ci/lava/run.sh --results "$FIX/direct2" --only seed003
+	run ci/lava/run.sh --results "$FIX/direct2" --only enable-init-set
 	assert_failure 1
-	assert_line 'ci/lava/run.sh: error: lava-test-case seed003.run failed'
+	assert_line 'ci/lava/run.sh: error: lava-test-case enable-init-set.run failed'
 }
 
 @test "ci/lava/mmubench.yaml's step, as LAVA's run script runs it, on this machine's /dev/kvm" {
@@ -202,7 +202,7 @@ expected_cases() { # NIGHT
 		node -e 'const d = require(process.argv[1]).parse(require("fs").readFileSync(process.argv[2], "utf8"));
 			for (const [k, v] of Object.entries(d.params)) console.log(`${k}=\x27${v}\x27`);' \
 			"$yaml" ci/lava/mmubench.yaml
-		printf '%s\n' "NIGHTLY_MEM='16m'" "NIGHTLY_VCPUS='1'" "REPEAT='1'" "ONLY='seed003'" "OUT='$out'"
+		printf '%s\n' "NIGHTLY_MEM='16m'" "NIGHTLY_VCPUS='1'" "REPEAT='1'" "ONLY='enable-init-set'" "OUT='$out'"
 		echo 'set -e'
 		echo "cd '$ROOT'"
 		node -e 'const d = require(process.argv[1]).parse(require("fs").readFileSync(process.argv[2], "utf8"));
@@ -218,16 +218,16 @@ expected_cases() { # NIGHT
 	assert_line "ci/lava/run.sh: $out, label $label"
 	assert_equal "$(head -n 3 "$LAVA_CASES")" "$(printf '%s\n' 'nightly pass' 'build pass' 'report pass')"
 	if [[ $MMUB_DIRECT == 1 ]]; then
-		assert_equal "$(sed -n 4p "$LAVA_CASES")" "seed003.run pass"
+		assert_equal "$(sed -n 4p "$LAVA_CASES")" "enable-init-set.run pass"
 		# The job's sizes reached the runs: 1 vCPU x 16 MiB.
-		assert_json_eq "$out/$label/seed003.json" .config.vcpus 1
-		assert_json_eq "$out/$label/seed003.json" .config.vcpu_bytes 16777216
-		run grep -cE '^seed003\.enable_ms_table\.[24][KM]_anonymous(_thp)?_(get|clear|clear-init-set) pass [0-9.e-]+ ms$' "$LAVA_CASES"
+		assert_json_eq "$out/$label/enable-init-set.json" .config.vcpus 1
+		assert_json_eq "$out/$label/enable-init-set.json" .config.vcpu_bytes 16777216
+		run grep -cE '^enable-init-set\.enable_ms_table\.[24][KM]_anonymous(_thp)?_(get|clear|clear-init-set) pass [0-9.e-]+ ms$' "$LAVA_CASES"
 		assert_output 6
 		assert_equal "$(wc -l <"$LAVA_CASES")" 10
 	else
 		# No guest on this /dev/kvm: the experiment fails, reported.
-		assert_equal "$(sed -n '4,$p' "$LAVA_CASES")" "seed003.run fail"
+		assert_equal "$(sed -n '4,$p' "$LAVA_CASES")" "enable-init-set.run fail"
 	fi
 }
 
@@ -242,7 +242,7 @@ expected_cases() { # NIGHT
 	assert_output "ci/lava/run.sh: error: --repeat 0: expected a number >= 1"
 	run ci/lava/run.sh --only seed004
 	assert_failure 2
-	assert_output "ci/lava/run.sh: error: --only seed004: unknown (accepted: tests, seed000, seed000-migration, seed001, seed002, seed003, peer)"
+	assert_output "ci/lava/run.sh: error: --only seed004: unknown (accepted: tests, first-harvest-init-set, migrate-init-set, zap-patterns, nx-recovery, enable-init-set, peer)"
 	run ci/lava/run.sh --results "$BATS_TEST_TMPDIR/none"
 	assert_failure 2
 	assert_output "ci/lava/run.sh: error: --results $BATS_TEST_TMPDIR/none: not a directory (a ci/nightly --direct --out folder)"

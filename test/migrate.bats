@@ -262,13 +262,13 @@ SERIES=arm64-dirty-log-init-set-valid-entries
 
 # The seed's gain: with the series, KVM_DIRTY_LOG_INITIALLY_SET's first
 # harvest is the mapped pages only, so round 1 zero-checks and sends a
-# quarter of the memory instead of all of it.  Through ci/ab.sh.
+# quarter of the memory instead of all of it.  Through tools/ab.sh.
 @test "seed 000 A/B: the first harvest decides round 1 (every page original, the touched quarter patched)" {
 	require_series original arm64
 	require_series "$SERIES" arm64
 	local out=$BATS_TEST_TMPDIR/ab
 	# 2 x 8 MiB = 4096 pages, 1024 written, then idle.
-	run "$ROOT/ci/ab.sh" --series "$SERIES" --arch arm64 --repeat 1 \
+	run "$ROOT/tools/ab.sh" --series "$SERIES" --arch arm64 --repeat 1 \
 		--out "$out" --mmubench "$A64_MMUBENCH" --guest "$A64_GUEST" \
 		-- migrate -v 2 -b 8m --fraction 0.25 --idle
 	assert_success

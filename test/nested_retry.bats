@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
 # The retry rule (ci/retry.sh, used by test/helpers.bash's mmub and by
-# ci/ab.sh): only ci/nested/run.sh's marker for a failure of the nested
+# tools/ab.sh): only ci/nested/run.sh's marker for a failure of the nested
 # setup itself is retried, once, announced; never in direct mode, never
 # with an error of mmubench's own in the output.  A fake kvm-exec plays
 # the runs back.
@@ -84,8 +84,8 @@ calls() { cat "$FAKE/n"; }
 	assert_output "QEMU was killed (signal 9, KILL) after 12.3 s, before the 600 s timeout: by the OOM killer (dmesg) or a user"
 }
 
-# ci/ab.sh's own redo, as its time.txt records it, counts as a retry.
-@test "ab_redone: each run ci/ab.sh redid is announced; a time.txt without the count fails" {
+# tools/ab.sh's own redo, as its time.txt records it, counts as a retry.
+@test "ab_redone: each run tools/ab.sh redid is announced; a time.txt without the count fails" {
 	local d=$BATS_TEST_TMPDIR/ab
 	mkdir -p "$d"
 	printf '%s\n' "where the time went (seconds):" \

@@ -148,8 +148,8 @@ KEPT='.splits_after_execute == 16 and .splits_left == 0 and
 # zaps none, but still zaps them when logging is off.  On 6.1 the change
 # is the series; on 6.12 it is upstream, and the revert series is the
 # kernel without it.
-# seed002 BASE WITHOUT WITH: the kernels (series, or original) on BASE.
-seed002() {
+# nx-recovery BASE WITHOUT WITH: the kernels (series, or original) on BASE.
+nx-recovery() {
 	local base=$1 without=$2 with=$3 a s
 	# 6.12 splits a 2M mapping whole on the NX fault (tdp_mmu_split_huge_page
 	# in kvm_tdp_mmu_map), 6.1 maps the executed 4K page alone.
@@ -175,9 +175,9 @@ seed002() {
 }
 
 @test "seed 002 (6.1): the patched kernel does not recover dirty-tracked NX huge pages" {
-	seed002 6.1 original "$SERIES"
+	nx-recovery 6.1 original "$SERIES"
 }
 
 @test "seed 002 (6.12): the original (upstream change) does not recover dirty-tracked NX huge pages, the revert does" {
-	seed002 6.12 "$SERIES-revert" original
+	nx-recovery 6.12 "$SERIES-revert" original
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
-# ci/peer.sh: the kernel's dirty_log_perf_test beside "mmubench dirty-log"
-# in one nested boot, through "mmubench compare"; ci/peer-json.awk, which
+# tools/peer.sh: the kernel's dirty_log_perf_test beside "mmubench dirty-log"
+# in one nested boot, through "mmubench compare"; tools/peer-json.awk, which
 # turns the peer's lines into the document compare reads; bad input.
 load helpers
 
@@ -16,21 +16,21 @@ table_rows() { # FILE
 	     /^$/ { m = "" }' "$1"
 }
 
-# peer_run ARGS...: ci/peer.sh, its nested-infra redo announced as the
+# peer_run ARGS...: tools/peer.sh, its nested-infra redo announced as the
 # suite's retries are (test/run.sh counts them).
 peer_run() {
-	run "$ROOT/ci/peer.sh" "$@"
-	if [[ $output == *"ci/peer.sh: redone once: nested-infra: "* ]]; then
+	run "$ROOT/tools/peer.sh" "$@"
+	if [[ $output == *"tools/peer.sh: redone once: nested-infra: "* ]]; then
 		echo "# retried: $(grep -m1 'redone once: nested-infra' <<<"$output")" >&3
 	fi
 }
 
-@test "ci/peer.sh: dirty_log_perf_test and mmubench side by side in one nested boot" {
+@test "tools/peer.sh: dirty_log_perf_test and mmubench side by side in one nested boot" {
 	require_nested
 	local out=$BATS_TEST_TMPDIR/peer m r n=0
 	peer_run --arch x86_64 -v 1 -b 16m -i 2 --runs 2 --out "$out"
 	assert_success
-	assert_line --regexp '^ci/peer.sh: 2 runs each of dirty_log_perf_test -v 1 -b 16m -i 2 and mmubench dirty-log -v 1 -b 16m -i 2 --mode clear-init-set '
+	assert_line --regexp '^tools/peer.sh: 2 runs each of dirty_log_perf_test -v 1 -b 16m -i 2 and mmubench dirty-log -v 1 -b 16m -i 2 --mode clear-init-set '
 	assert_line --regexp '^  A = dirty_log_perf_test: .*/peer.json, 2 runs, kernel 6\.1\.'
 	assert_line --regexp '^  B = mmubench: .*/mmubench.json, 2 runs, kernel 6\.1\.'
 	# Every row: both sides' 2 runs, and B/A a number.
@@ -57,12 +57,12 @@ peer_run() {
 	assert_file_exists "$out/runs/peer-2.txt"
 }
 
-@test "ci/peer.sh -g: the peer's -g against mmubench's get mode, no clear row" {
+@test "tools/peer.sh -g: the peer's -g against mmubench's get mode, no clear row" {
 	require_nested
 	local out=$BATS_TEST_TMPDIR/peer
 	peer_run --arch x86_64 -g -v 1 -b 8m -i 2 --runs 1 --out "$out"
 	assert_success
-	assert_line --regexp '^ci/peer.sh: 1 runs each of dirty_log_perf_test -v 1 -b 8m -i 2 -g and mmubench dirty-log -v 1 -b 8m -i 2 --mode get '
+	assert_line --regexp '^tools/peer.sh: 1 runs each of dirty_log_perf_test -v 1 -b 8m -i 2 -g and mmubench dirty-log -v 1 -b 8m -i 2 --mode get '
 	run table_rows "$out/compare.txt"
 	assert_success
 	assert_line --regexp '^results\.runs\[\]\.dirty_log\.iterations\[\*\]\.dirty_ms\|get iterations\[1\]\|1\|1\|[0-9]+\.[0-9]+$'
@@ -92,10 +92,10 @@ Clear dirty log over 2 iterations took 0.018508400s. (Avg 0.009254200s/iteration
 EOF
 }
 
-@test "ci/peer-json.awk: the peer's lines as a dirty-log document; a missing line or run fails" {
+@test "tools/peer-json.awk: the peer's lines as a dirty-log document; a missing line or run fails" {
 	local d=$BATS_TEST_TMPDIR conv
 	conv=(awk -v vcpus=1 -v bytes=16777216 -v iterations=2 -v mode=clear-init-set
-	      -v kernel=6.1.0 -v mmu=tdp_mmu -f "$ROOT/ci/peer-json.awk")
+	      -v kernel=6.1.0 -v mmu=tdp_mmu -f "$ROOT/tools/peer-json.awk")
 	peer_lines 0.005803960s >"$d/1.txt"
 	peer_lines 1.250000000s >"$d/2.txt"
 	run "${conv[@]}" -v runs=2 "$d/1.txt" "$d/2.txt"
@@ -117,28 +117,28 @@ EOF
 	peer_lines 0.005803960s '' >"$d/2.txt"
 	run "${conv[@]}" -v runs=2 "$d/1.txt" "$d/2.txt"
 	assert_failure
-	assert_output "ci/peer-json.awk: $d/2.txt: no \"Iteration 2 clear dirty log time\" line (did the peer fail?)"
+	assert_output "tools/peer-json.awk: $d/2.txt: no \"Iteration 2 clear dirty log time\" line (did the peer fail?)"
 	: >"$d/2.txt"
 	run "${conv[@]}" -v runs=2 "$d/1.txt" "$d/2.txt"
 	assert_failure
-	assert_output "ci/peer-json.awk: 1 runs read, expected 2 (an empty file?)"
+	assert_output "tools/peer-json.awk: 1 runs read, expected 2 (an empty file?)"
 }
 
-@test "ci/peer.sh: bad input is one line naming the option, exit 2; --help on stdout" {
+@test "tools/peer.sh: bad input is one line naming the option, exit 2; --help on stdout" {
 	local a
 	for a in "-z" "--vcpus 2" "-v 0" "-v 65" "-i 1" "-b 12x" "--mode ring" \
 		 "--runs 0" "--arch ppc64" "--timeout soon" "--runs"; do
 		# shellcheck disable=SC2086 # the option and its value
-		run --separate-stderr "$ROOT/ci/peer.sh" $a
+		run --separate-stderr "$ROOT/tools/peer.sh" $a
 		assert_equal "$status" 2
 		[[ -z $output ]] || fail "$a: stdout '$output'"
-		[[ $stderr == "ci/peer.sh: error: "*"${a%% *}"* && $stderr != *$'\n'* ]] ||
+		[[ $stderr == "tools/peer.sh: error: "*"${a%% *}"* && $stderr != *$'\n'* ]] ||
 			fail "$a: not one line naming ${a%% *}: '$stderr'"
 	done
-	run --separate-stderr "$ROOT/ci/peer.sh" -z
-	assert_equal "$stderr" "ci/peer.sh: error: unknown option '-z' (see --help)"
-	run --separate-stderr "$ROOT/ci/peer.sh" --help
+	run --separate-stderr "$ROOT/tools/peer.sh" -z
+	assert_equal "$stderr" "tools/peer.sh: error: unknown option '-z' (see --help)"
+	run --separate-stderr "$ROOT/tools/peer.sh" --help
 	assert_success
-	assert_line --regexp '^   ci/peer.sh \[--kernel 6\.1\|6\.12\] \[--arch x86_64\|arm64\]'
+	assert_line --regexp '^   tools/peer.sh \[--kernel 6\.1\|6\.12\] \[--arch x86_64\|arm64\]'
 	assert_equal "$stderr" ""
 }

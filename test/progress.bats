@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
-# The progress line (host/util/progress.h, and ci/ab.sh's): on a
+# The progress line (host/util/progress.h, and tools/ab.sh's): on a
 # terminal, what runs, k/N done and the time left, erased before any
 # other output, so that the terminal keeps what a pipe gets; nothing at
 # all unless stdout and stderr are both terminals.  script(1) gives a
@@ -57,7 +57,7 @@ tty_run() {
 		return
 	fi
 	require_nested
-	run env MMUBENCH_KVM=nested "$ROOT/ci/kvm-exec.sh" --arch "$ARCH" \
+	run env MMUBENCH_KVM=nested "$ROOT/tools/kvm-exec.sh" --arch "$ARCH" \
 		--file "$(command -v script)" --sh "MMUBENCH_PROGRESS_AFTER_MS=0 \
 		./script -qec '/root/mmubench $* --guest /root/guest.elf' /dev/null" \
 		"$MMUBENCH" "$GUEST"
@@ -69,7 +69,7 @@ piped_run() {
 		run "$MMUBENCH" "$@" --guest "$GUEST"
 		return
 	fi
-	run env MMUBENCH_KVM=nested "$ROOT/ci/kvm-exec.sh" --arch "$ARCH" \
+	run env MMUBENCH_KVM=nested "$ROOT/tools/kvm-exec.sh" --arch "$ARCH" \
 		"$MMUBENCH" "$GUEST" "$@"
 }
 
@@ -166,12 +166,12 @@ piped_run() {
 		"$(grep -v FLAG <<<"$output" | shape)"
 }
 
-# ci/ab.sh is shell: its own line, in the same words.  An A/A run of one
+# tools/ab.sh is shell: its own line, in the same words.  An A/A run of one
 # boot a side, on the nested kernel (test/kernels.bats builds it).
 @test "ab: which kernel's run boots, the runs done and the time left" {
 	require_series original
 	local out=$BATS_TEST_TMPDIR/ab
-	MMUBENCH_PROGRESS_AFTER_MS=0 on_tty "$ROOT/ci/ab.sh --series original --arch $ARCH --repeat 1 --out $out --mmubench $MMUBENCH --guest $GUEST -- zap --zap same4 -v 1 -b 8m --zap-count 20"
+	MMUBENCH_PROGRESS_AFTER_MS=0 on_tty "$ROOT/tools/ab.sh --series original --arch $ARCH --repeat 1 --out $out --mmubench $MMUBENCH --guest $GUEST -- zap --zap same4 -v 1 -b 8m --zap-count 20"
 	assert_success
 	ab_redone "$out"
 	assert_output --regexp $'\rab: A kernel run 1/1 \\(original\\) \\(0/2 done\\)\e\\[K\r\e\\[K'

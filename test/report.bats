@@ -261,7 +261,7 @@ noise_rows() { # COMPARE.json
 	cp -r "$FIX/night2" "$night"
 	rm -r "$night/seed003"
 	sed -i -e 's/^  ok   seed003$/  FAIL seed003 (exit 1, seed003.log)/' "$night/time.txt"
-	echo 'ci/ab.sh: error: run B 1/2 (original) failed (exit 1)' >"$night/seed003.log"
+	echo 'tools/ab.sh: error: run B 1/2 (original) failed (exit 1)' >"$night/seed003.log"
 	run "$ROOT/ci/report.sh" "$night"
 	assert_success
 	assert_output --regexp "^ci/report.sh: $night/report/index.html: 2 of 6 experiments, 4 missing, [0-9]+ plots\$"
@@ -305,7 +305,7 @@ has() { # FILE TEXT: TEXT is in FILE, as is (assert_file_contains takes a regex)
 	grep -qF -- "$2" "$1" || fail "$1: no '$2'"
 }
 
-# An N-way experiment (ci/ab.sh --series s1,s2), made of the fixture's
+# An N-way experiment (tools/ab.sh --series s1,s2), made of the fixture's
 # seed001 runs (2 boots a side, 6 patterns each): C's runs are A's,
 # merged and compared as ab.sh does.
 nway_night() { # DIR

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
 # Resolution (README.md, "Resolution"): the nested runner's deterministic
-# clock (--clock icount), ci/resolution.sh's detection curve on a small
+# clock (--clock icount), tools/resolution.sh's detection curve on a small
 # real run (the original, the test-only zap walk at 0 % and at +25 %,
 # 4 boots each on icount), and the regression gate's three verdicts on
 # those runs: regressed, no change beyond resolution, cannot tell.
@@ -17,11 +17,11 @@ setup_file() {
 	[[ $MMUB_NESTED == 1 && $ARCH == x86_64 ]] || return 0
 	test_kernels >"$BATS_FILE_TMPDIR/test-kernels"
 	local t0=$EPOCHREALTIME
-	"$ROOT/ci/resolution.sh" "${CURVE[@]}" --out "$BATS_FILE_TMPDIR/curve" \
+	"$ROOT/tools/resolution.sh" "${CURVE[@]}" --out "$BATS_FILE_TMPDIR/curve" \
 		>"$BATS_FILE_TMPDIR/curve.log" 2>&1 || true
 	printf '# the curve (3 kernels x 4 boots on icount, builds included): %.0f s\n' \
 		"$(echo "$EPOCHREALTIME - $t0" | bc)" >&3
-	# ci/ab.sh's redos count as retries (need_curve fails a missing curve).
+	# tools/ab.sh's redos count as retries (need_curve fails a missing curve).
 	ab_redone "$BATS_FILE_TMPDIR/curve/ab" 2>/dev/null || true
 }
 
@@ -35,7 +35,7 @@ need_curve() {
 	require_nested
 	C=$BATS_FILE_TMPDIR/curve
 	[[ -s $C/curve.json ]] ||
-		fail "ci/resolution.sh made no curve: $(tail -n 20 "$BATS_FILE_TMPDIR/curve.log")"
+		fail "tools/resolution.sh made no curve: $(tail -n 20 "$BATS_FILE_TMPDIR/curve.log")"
 }
 
 @test "nested --clock icount: the L1 counts instructions, says so in env.clock, and two boots agree" {
@@ -44,7 +44,7 @@ need_curve() {
 	[[ $ARCH == x86_64 ]] || skip "the x86_64 L1's one CPU under icount"
 	for i in 1 2; do
 		# The nested kernel's clock: nested even where /dev/kvm runs.
-		run env MMUBENCH_KVM=nested "$ROOT/ci/kvm-exec.sh" --clock icount:4 --arch x86_64 \
+		run env MMUBENCH_KVM=nested "$ROOT/tools/kvm-exec.sh" --clock icount:4 --arch x86_64 \
 			"$MMUBENCH" "$GUEST" zap --zap same4 -v 2 -b 32m --zap-count 100 \
 			--json "$d/z$i.json"
 		assert_success
@@ -68,16 +68,16 @@ need_curve() {
 	run "$ROOT/ci/nested/run.sh" --arch x86_64 --clock icount --smp 2 -- true
 	assert_equal "$status" 2
 	assert_output "ci/nested/run.sh: error: --smp 2: with --clock icount the x86_64 L1 has one CPU (QEMU 7.2 never finishes booting a second one under icount)"
-	run "$ROOT/ci/ab.sh" --series original --arch x86_64 --clock icount --smp 4 -- zap
+	run "$ROOT/tools/ab.sh" --series original --arch x86_64 --clock icount --smp 4 -- zap
 	assert_equal "$status" 2
-	assert_output "ci/ab.sh: error: --smp 4: with --clock icount the x86_64 L1 has one CPU (ci/nested/run.sh)"
+	assert_output "tools/ab.sh: error: --smp 4: with --clock icount the x86_64 L1 has one CPU (ci/nested/run.sh)"
 	# The machine's own /dev/kvm has only its own clock.
-	run env MMUBENCH_KVM=direct "$ROOT/ci/kvm-exec.sh" --clock icount "$MMUBENCH" "$GUEST" touch
+	run env MMUBENCH_KVM=direct "$ROOT/tools/kvm-exec.sh" --clock icount "$MMUBENCH" "$GUEST" touch
 	assert_equal "$status" 2
-	assert_output "ci/kvm-exec.sh: error: --clock icount: the nested kernel's clock, and this run is on this machine's /dev/kvm (MMUBENCH_KVM=nested runs it nested)"
-	run "$ROOT/ci/ab.sh" --series original --clock icount:x -- zap
+	assert_output "tools/kvm-exec.sh: error: --clock icount: the nested kernel's clock, and this run is on this machine's /dev/kvm (MMUBENCH_KVM=nested runs it nested)"
+	run "$ROOT/tools/ab.sh" --series original --clock icount:x -- zap
 	assert_equal "$status" 2
-	assert_output "ci/ab.sh: error: --clock icount:x: accepted: host, icount, icount:SHIFT (SHIFT 0..10)"
+	assert_output "tools/ab.sh: error: --clock icount:x: accepted: host, icount, icount:SHIFT (SHIFT 0..10)"
 }
 
 @test "resolution: on icount the curve flags the walk 25 % costlier at 4 runs a side; at 2, Mann-Whitney cannot" {
@@ -125,24 +125,24 @@ need_curve() {
 
 @test "resolution: --from judges the same runs again without booting; bad input is exit 2" {
 	need_curve
-	run "$ROOT/ci/resolution.sh" --from "$C" --at 4 --metrics kernel_zap_p50_us
+	run "$ROOT/tools/resolution.sh" --from "$C" --at 4 --metrics kernel_zap_p50_us
 	assert_success
 	assert_line "  smallest slowdown flagged: +25 % at 4"
-	run "$ROOT/ci/resolution.sh" --from "$C" --at 5
+	run "$ROOT/tools/resolution.sh" --from "$C" --at 5
 	assert_equal "$status" 2
-	assert_output "ci/resolution.sh: error: --at 5: more than the 4 runs a side"
+	assert_output "tools/resolution.sh: error: --at 5: more than the 4 runs a side"
 }
 
 @test "resolution: bad input names the option and what it accepts" {
-	run "$ROOT/ci/resolution.sh" --grades 3
+	run "$ROOT/tools/resolution.sh" --grades 3
 	assert_equal "$status" 2
-	assert_output "ci/resolution.sh: error: --grades 3: no series test/series/6.1/test-slow-zap-walk-3 (the grades there: 1,2,5,10,25,50,100)"
-	run "$ROOT/ci/resolution.sh" --at 1
+	assert_output "tools/resolution.sh: error: --grades 3: no series test/series/6.1/test-slow-zap-walk-3 (the grades there: 1,2,5,10,25,50,100)"
+	run "$ROOT/tools/resolution.sh" --at 1
 	assert_equal "$status" 2
-	assert_output "ci/resolution.sh: error: --at 1: a test needs 2 runs a side or more"
-	run "$ROOT/ci/resolution.sh" --from "$BATS_TEST_TMPDIR"
+	assert_output "tools/resolution.sh: error: --at 1: a test needs 2 runs a side or more"
+	run "$ROOT/tools/resolution.sh" --from "$BATS_TEST_TMPDIR"
 	assert_equal "$status" 2
-	assert_output "ci/resolution.sh: error: --from $BATS_TEST_TMPDIR: not a folder of ci/resolution.sh (no ab/command.txt)"
-	run shellcheck -x "$ROOT/ci/resolution.sh"
+	assert_output "tools/resolution.sh: error: --from $BATS_TEST_TMPDIR: not a folder of tools/resolution.sh (no ab/command.txt)"
+	run shellcheck -x "$ROOT/tools/resolution.sh"
 	assert_success
 }

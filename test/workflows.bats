@@ -135,12 +135,12 @@ plus_lines() { grep '^+ ' <<<"$output" || true; }
 
 # The nightly job's commands, in order, as the workflow runs them, made
 # small by options that ci/nightly takes after the workflow's own: one
-# run of seed003 on this machine's /dev/kvm (direct, as on bare metal;
+# run of enable-init-set on this machine's /dev/kvm (direct, as on bare metal;
 # about 20 s with the build up to date), and the night's page.  Where
 # /dev/kvm runs no guest, the same commands run with no experiment
 # (--only ''): the build and the page.
 @test "the nightly job's commands run here as the workflow runs them" {
-	local out=$BATS_TEST_TMPDIR/nightly only=seed003 label
+	local out=$BATS_TEST_TMPDIR/nightly only=enable-init-set label
 	[[ $MMUB_DIRECT == 1 ]] || only=''
 	run ci/workflow.sh -n nightly --out "$out" --only "$only" --repeat 1
 	assert_success
@@ -161,10 +161,10 @@ plus_lines() { grep '^+ ' <<<"$output" || true; }
 		assert_line "2 passed, 0 failed"
 	else
 		assert_line "3 passed, 0 failed"
-		grep -qx '  ok   seed003' "$out/time.txt" || fail "seed003 not ok: $(cat "$out/time.txt")"
-		assert_json_eq "$out/$label/seed003.json" .scenario dirty-log
-		assert_json "$out/$label/seed003.json" '.results.runs | length > 0'
-		assert_file_contains "$out/report/index.html" "<h2 id=\"seed003-$label\">seed003 on $label</h2>"
+		grep -qx '  ok   enable-init-set' "$out/time.txt" || fail "enable-init-set not ok: $(cat "$out/time.txt")"
+		assert_json_eq "$out/$label/enable-init-set.json" .scenario dirty-log
+		assert_json "$out/$label/enable-init-set.json" '.results.runs | length > 0'
+		assert_file_contains "$out/report/index.html" "<h2 id=\"enable-init-set-$label\">enable-init-set on $label</h2>"
 	fi
 }
 

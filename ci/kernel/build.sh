@@ -170,7 +170,7 @@ configure() {
 }
 
 # The series in the release: what the kernel itself reports is what a
-# test checks (ci/kexec-ab.sh), not what the caller believed it booted.
+# test checks (tools/kexec-ab.sh), not what the caller believed it booted.
 localversion() { # SERIES
 	"$tree/scripts/config" --file "$tree/build/.config" \
 		--set-str LOCALVERSION "-mmub-$1"

@@ -66,9 +66,16 @@ source "$repo/ci/manifest.sh"
 manifest_load
 all=$(manifest_default | paste -sd,),peer
 : "${only:=$all}"
+# An old name (experiments.conf's alias) stands for the experiment.
+names=''
 for o in ${only//,/ }; do
+	n=$(manifest_resolve "$o")
+	[[ -z $n || $n == "$o" ]] || note "--only $o: now named $n (experiments.conf)"
+	o=${n:-$o}
 	[[ ,$all,tests, == *,$o,* ]] || die "--only $o: unknown (accepted: tests, ${all//,/, })" 2
+	names+=${names:+,}$o
 done
+only=$names
 [[ -z $results || -d $results ]] ||
 	die "--results $results: not a directory (a ci/nightly --direct --out folder)" 2
 command -v jq >/dev/null || die "jq not found: install jq (ci/deps.sh)"

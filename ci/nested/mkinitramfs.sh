@@ -13,7 +13,7 @@
 # to /cmd; without it /init runs an interactive shell.  With --cpus, the command
 # runs on those CPUs only (taskset -c LIST): see run.sh for why.
 # A file /then (--file SRC:/then) is run by /init last, before it powers
-# off: the way back of a ci/kexec-ab.sh step.
+# off: the way back of a tools/kexec-ab.sh step.
 #
 # /init talks to the host over the console with marker lines (see
 # run.sh): @@MMUBENCH:BOOTED@@, @@MMUBENCH:NOKVM@@, then the command's
@@ -58,7 +58,7 @@ for t in cpio gzip readelf flock; do
 		die "missing '$t': apt-get install $(case $t in readelf) echo binutils ;; flock) echo util-linux ;; *) echo $t ;; esac)"
 done
 
-# This machine's own arch (ci/kexec-ab.sh on a bare-metal arm64 host too):
+# This machine's own arch (tools/kexec-ab.sh on a bare-metal arm64 host too):
 # its busybox and, through ldd, its libraries.  arm64 on x86_64: fetched.
 host_arch=$(uname -m | sed -e 's/aarch64/arm64/')
 deps=ldd
@@ -182,7 +182,7 @@ mnt debugfs debugfs /sys/kernel/debug
 mnt tracefs tracefs /sys/kernel/tracing
 
 # /then, if the initramfs has one, is the last act instead of powering
-# off: a kexec A/B step (ci/kexec-ab.sh) boots the machine's own kernel
+# off: a kexec A/B step (tools/kexec-ab.sh) boots the machine's own kernel
 # again from there.
 off() {
 	sync

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * "mmubench merge OUT.json IN.json...": one document with the runs of
- * all the inputs, in order.  ci/ab.sh boots a kernel per run; merging
+ * all the inputs, in order.  tools/ab.sh boots a kernel per run; merging
  * gives "compare" one document per kernel.  The inputs must be the same
  * scenario with the same config (repeat aside); the first one gives
  * config and env.

@@ -46,7 +46,7 @@ static void open_kvm(struct vm *vm)
 	vm->kvm_fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
 	if (vm->kvm_fd < 0)
 		die("/dev/kvm: %s (KVM is needed: load kvm_intel/kvm_amd, run "
-		    "as root or in group kvm; without it, ci/kvm-exec.sh runs mmubench in a nested kernel under QEMU)",
+		    "as root or in group kvm; without it, tools/kvm-exec.sh runs mmubench in a nested kernel under QEMU)",
 		    strerror(errno));
 	v = ioctl(vm->kvm_fd, KVM_GET_API_VERSION, NULL);
 	if (v != KVM_API_VERSION)

@@ -1,13 +1,13 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
-# What ci/ab.sh (A/B in QEMU) and ci/kexec-ab.sh (A/B by kexec) share:
+# What tools/ab.sh (A/B in QEMU) and tools/kexec-ab.sh (A/B by kexec) share:
 # the scenario's checks, the output folder, the timings, the harness and
 # kernel builds, and the end (merge, compare, time.txt), so that both
 # leave the same files.  Sourced; the caller sets prog, repo, arch,
 # host_arch, base, series, repeat, and die() (MESSAGE [STATUS]).
 # shellcheck disable=SC2154,SC2034 # those globals, set before use
-# shellcheck source=kernel/user-source.sh
-source "$here/kernel/user-source.sh"	# kernel_src_kind
+# shellcheck source=ci/kernel/user-source.sh
+source "$repo/ci/kernel/user-source.sh"	# kernel_src_kind
 
 declare -A took=()
 order=()

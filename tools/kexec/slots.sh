@@ -1,9 +1,9 @@
 # shellcheck shell=sh
 # SPDX-License-Identifier: GPL-2.0
-# The results device of ci/kexec-ab.sh: where each step's result survives
+# The results device of tools/kexec-ab.sh: where each step's result survives
 # the kexec back to the machine's own kernel.  POSIX sh with busybox's
 # tools (the kernel under test has nothing else) and GNU's alike: sourced
-# by ci/kexec/step.sh in that kernel and by ci/kexec-ab.sh on the host.
+# by tools/kexec/step.sh in that kernel and by tools/kexec-ab.sh on the host.
 #
 # No filesystem, blocks of 4 KiB:
 #   block 0      the header, text, zero-padded:

@@ -8,7 +8,7 @@
 # With --series NAME1,NAME2,... (up to 7) the sides are A B C ..., each
 # series one kernel, alternating A B C A B C, compared in one table.
 #
-#   ci/ab.sh --series NAME[,NAME...] | --kernel-src SRC --sides NAME=WHAT,NAME=WHAT...
+#   tools/ab.sh --series NAME[,NAME...] | --kernel-src SRC --sides NAME=WHAT,NAME=WHAT...
 #            [--arch A] [--repeat R] [--cpu MODEL]
 #            [--append KARGS] [--mem SIZE] [--smp N] [--out DIR] [--timeout SEC]
 #            [--clock host|icount[:SHIFT]]
@@ -16,7 +16,7 @@
 #            [--] SCENARIO OPTIONS...
 #
 # Without "--", a --repeat after the scenario is still ab's (boots a
-# side), as in "ci/ab.sh --kernel 6.1 --series NAME zap ... --repeat 5";
+# side), as in "tools/ab.sh --kernel 6.1 --series NAME zap ... --repeat 5";
 # after "--" every word is the scenario's.
 # --runs adds every run's value to the comparison (seed 002's table).
 # --clock icount[:SHIFT] boots every kernel with its clocks counting
@@ -39,15 +39,15 @@
 # (ci/kernel/build.sh --kernel-src); sides.txt says what each side was.
 set -euo pipefail
 
-prog=ci/ab.sh
+prog=tools/ab.sh
 # shellcheck source=ci/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-# shellcheck source=retry.sh
-source "$here/retry.sh"
-# shellcheck source=ab-common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../ci/lib.sh"
+# shellcheck source=ci/retry.sh
+source "$repo/ci/retry.sh"
+# shellcheck source=tools/ab-common.sh
 source "$here/ab-common.sh"
-# shellcheck source=kernel/source.sh
-source "$here/kernel/source.sh"	# kernel_bases, kernel_base
+# shellcheck source=ci/kernel/source.sh
+source "$repo/ci/kernel/source.sh"	# kernel_bases, kernel_base
 host_arch=$(uname -m | sed -e 's/aarch64/arm64/')
 arch=$host_arch series='' repeat=5 out='' bin='' guest='' clock=host smp=''
 kernel_base 6.1
@@ -216,7 +216,7 @@ one_run() { # SIDE INDEX
 	for try in 1 2; do
 		rc=0
 		progress "$side" "$i" "$name"
-		clock "runs $side" "$repo/ci/kvm-exec.sh" --arch "$arch" \
+		clock "runs $side" "$repo/tools/kvm-exec.sh" --arch "$arch" \
 			--kernel "${kernel_image[$name]}" "${run_opts[@]}" "$bin" "$guest" \
 			"${scenario[@]}" --json "$out/runs/$side-$i.json" >"$log" 2>&1 || rc=$?
 		progress_erase

@@ -9,7 +9,7 @@
 # memory time per iteration, get, clear and disable, with B/A and
 # significance.
 #
-#   ci/peer.sh [--kernel 6.1|6.12] [--arch x86_64|arm64] [-v N] [-b SIZE] [-i N] [--mode M] [-g]
+#   tools/peer.sh [--kernel 6.1|6.12] [--arch x86_64|arm64] [-v N] [-b SIZE] [-i N] [--mode M] [-g]
 #              [--runs R] [--out DIR] [--mem SIZE] [--timeout SEC] [--build-only]
 #
 #   --kernel BASE   the base: its selftest beside its nested kernel (6.1)
@@ -32,7 +32,7 @@
 # the CPU offers.
 #
 # DIR holds runs/peer-I.txt (the peer's output), runs/mmubench-I.{txt,json},
-# peer.json (ci/peer-json.awk of the peer's runs), mmubench.json (merged),
+# peer.json (tools/peer-json.awk of the peer's runs), mmubench.json (merged),
 # compare.txt and compare.json ("mmubench compare"), boot.log (the boot's
 # stderr) and make.log.
 #
@@ -43,13 +43,13 @@
 # MMUBENCH_KVM=direct runs both on this machine's /dev/kvm instead.
 set -euo pipefail
 
-prog=ci/peer.sh
+prog=tools/peer.sh
 # shellcheck source=ci/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-# shellcheck source=kernel/source.sh
-source "$here/kernel/source.sh"	# kernel_base, kernel_source (sets src_id)
-# shellcheck source=retry.sh
-source "$here/retry.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../ci/lib.sh"
+# shellcheck source=ci/kernel/source.sh
+source "$repo/ci/kernel/source.sh"	# kernel_base, kernel_source (sets src_id)
+# shellcheck source=ci/retry.sh
+source "$repo/ci/retry.sh"
 cache=${MMUBENCH_CACHE:-$HOME/.cache/mmubench}/kernel
 host_arch=$(uname -m | sed -e 's/aarch64/arm64/')
 arch=$host_arch vcpus=2 size=64m iterations=2 mode=clear-init-set runs=4
@@ -281,7 +281,7 @@ awk -v runs="$runs" -v vcpus="$vcpus" -v bytes="$bytes" \
 	-v iterations="$iterations" -v mode="$mode" \
 	-v kernel="$(cat "$out/runs/kernel.txt" 2>/dev/null)" -v mmu="$mmu" \
 	-f "$here/peer-json.awk" "${peer_files[@]}" >"$out/peer.json.tmp" ||
-	die "the peer's output did not convert (ci/peer-json.awk); see $out/runs/"
+	die "the peer's output did not convert (tools/peer-json.awk); see $out/runs/"
 mv "$out/peer.json.tmp" "$out/peer.json"
 
 metrics=(

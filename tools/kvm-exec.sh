@@ -6,7 +6,7 @@
 # under QEMU (ci/nested/run.sh).  A --json FILE among the arguments is
 # written on this side, atomically, in both cases.
 #
-#   ci/kvm-exec.sh [--arch A] [--smp N] [--mem SIZE] [--cpu MODEL]
+#   tools/kvm-exec.sh [--arch A] [--smp N] [--mem SIZE] [--cpu MODEL]
 #                  [--append KARGS] [--timeout SEC] [--base B] [--series NAME | --kernel IMAGE]
 #                  [--clock C]
 #                  [--sh SCRIPT [--file FILE]...] MMUBENCH GUEST [SCENARIO OPTIONS...]
@@ -20,10 +20,10 @@
 # MMUBENCH_KVM=direct|nested|auto (default auto) forces a way.
 set -euo pipefail
 
-prog=ci/kvm-exec.sh
+prog=tools/kvm-exec.sh
 die_status=2
 # shellcheck source=ci/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../ci/lib.sh"
 arch=$(uname -m | sed -e 's/aarch64/arm64/')
 host_arch=$arch
 nested=()
@@ -105,7 +105,7 @@ if [[ $script ]]; then
 		exit "$rc"
 	fi
 	[[ $mode == nested ]] || die "MMUBENCH_KVM=$mode: accepted: direct, nested, auto"
-	exec "$here/nested/run.sh" --arch "$arch" "${nested[@]}" \
+	exec "$repo/ci/nested/run.sh" --arch "$arch" "${nested[@]}" \
 		--file "$bin:/root/mmubench" --file "$guest:/root/guest.elf" \
 		"${files[@]}" -- sh -c 'mmubench() { /root/mmubench "$@" --guest /root/guest.elf; }
 '"$script"
@@ -124,7 +124,7 @@ exit $rc'
 out=$(mktemp "${TMPDIR:-/tmp}/mmub-out.XXXXXX")
 trap 'rm -f "$out" "$out.json"' EXIT
 rc=0
-"$here/nested/run.sh" --arch "$arch" "${nested[@]}" \
+"$repo/ci/nested/run.sh" --arch "$arch" "${nested[@]}" \
 	--file "$bin:/root/mmubench" --file "$guest:/root/guest.elf" \
 	-- sh -c "$inner" sh "${args[@]}" >"$out" || rc=$?
 awk '/^@@MMUB-JSON@@$/ { exit } { print }' "$out"

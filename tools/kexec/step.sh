@@ -1,12 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# One step of ci/kexec-ab.sh, inside the kernel under test (busybox sh):
+# One step of tools/kexec-ab.sh, inside the kernel under test (busybox sh):
 # the command of its initramfs (ci/nested/mkinitramfs.sh's /init runs it).
 #
 #   step.sh          run the scenario of /root/job/scenario.sh, store the
 #                    result and the kernel's identity in the slot that
-#                    the kernel command line names (ci/kexec/slots.sh)
+#                    the kernel command line names (tools/kexec/slots.sh)
 #   step.sh --back   /init's last act (its /then): unless the slot holds
 #                    a result, store why not; then kexec the machine's
 #                    own kernel (/root/job/back/), or reboot
@@ -16,7 +16,7 @@
 # Never powers off: on a bare-metal machine that would end the job.
 
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=slots.sh
+# shellcheck source=tools/kexec/slots.sh
 . "$here/slots.sh"
 job_dir=/root/job
 
@@ -80,7 +80,7 @@ store() { # DIR STATE [WORDS]
 		kx_store "$dev" "$step" "$job" "$state" /tmp/slot.tar "$words"
 }
 
-# The scenario: /root/job/scenario, its words single-quoted (ci/kexec-ab.sh).
+# The scenario: /root/job/scenario, its words single-quoted (tools/kexec-ab.sh).
 # shellcheck disable=SC2120
 run_step() {
 	t0=$(uptime_s)

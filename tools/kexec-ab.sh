@@ -1,24 +1,24 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# A/B by kexec: what ci/ab.sh does in QEMU, on the machine itself.  Each
+# A/B by kexec: what tools/ab.sh does in QEMU, on the machine itself.  Each
 # run boots its kernel by kexec, the original (A) and the one with
 # patches/NAME (B) alternating A B A B, with the nested runner's
 # initramfs (ci/nested/mkinitramfs.sh); its /init runs the scenario,
 # stores the JSON and the kernel's identity on a results device
-# (ci/kexec/slots.sh), then kexecs back into the machine's own kernel, or
+# (tools/kexec/slots.sh), then kexecs back into the machine's own kernel, or
 # reboots, where a systemd unit resumes the job.  At the end the runs are
 # merged and compared as ab.sh does, into the same files.
 #
-#   ci/kexec-ab.sh --format-results DEV [--slot-mib M]
-#   ci/kexec-ab.sh --install-unit
-#   ci/kexec-ab.sh [--kernel 6.1|6.12] --series NAME --results DEV --yes-kexec-this-machine
+#   tools/kexec-ab.sh --format-results DEV [--slot-mib M]
+#   tools/kexec-ab.sh --install-unit
+#   tools/kexec-ab.sh [--kernel 6.1|6.12] --series NAME --results DEV --yes-kexec-this-machine
 #                  | --kernel-src SRC --sides A=WHAT,B=WHAT --results DEV --yes-kexec-this-machine
 #                  [--repeat R] [--append KARGS] [--back kexec|reboot]
 #                  [--out DIR] [--runs] [--mmubench BIN] [--guest FILE]
 #                  -- SCENARIO OPTIONS...
-#   ci/kexec-ab.sh --resume [JOB_DIR] --yes-kexec-this-machine
-#   ci/kexec-ab.sh --nested [--kernel 6.1|6.12] --series NAME | --kernel-src SRC --sides A=WHAT,B=WHAT
+#   tools/kexec-ab.sh --resume [JOB_DIR] --yes-kexec-this-machine
+#   tools/kexec-ab.sh --nested [--kernel 6.1|6.12] --series NAME | --kernel-src SRC --sides A=WHAT,B=WHAT
 #                  [--repeat R] [--append KARGS]
 #                  [--mem SIZE] [--timeout SEC] [-v] [--out DIR] [--runs]
 #                  [--mmubench BIN] [--guest FILE] -- SCENARIO OPTIONS...
@@ -27,10 +27,10 @@
 # results device: a header, then slots of M MiB (4) each, two per
 # --repeat.  Nothing else is ever written to a device without that header,
 # and DEV is refused if it holds a filesystem or partition table.
-# --install-unit installs and enables ci/kexec/mmubench-kexec-ab.service,
+# --install-unit installs and enables tools/kexec/mmubench-kexec-ab.service,
 # which runs "--resume" at boot while a job is in progress.
 # --kernel-src SRC --sides A=WHAT,B=WHAT: the user's own kernel at two
-# refs of a git tree, or a tarball and its patches, as ci/ab.sh takes
+# refs of a git tree, or a tarball and its patches, as tools/ab.sh takes
 # them (two sides here), instead of --series.
 # --series ... --results DEV starts a job on this machine (as root): the
 # kernels and the harness are built, then the machine kexecs into the
@@ -53,15 +53,15 @@
 # and job/ (kernels, initramfs, the plan), l1.log (--nested: L1's output).
 set -euo pipefail
 
-prog=ci/kexec-ab.sh
+prog=tools/kexec-ab.sh
 # shellcheck source=ci/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-# shellcheck source=ab-common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../ci/lib.sh"
+# shellcheck source=tools/ab-common.sh
 source "$here/ab-common.sh"
-# shellcheck source=kexec/slots.sh
+# shellcheck source=tools/kexec/slots.sh
 source "$here/kexec/slots.sh"
-# shellcheck source=kernel/source.sh
-source "$here/kernel/source.sh"	# kernel_bases, kernel_base
+# shellcheck source=ci/kernel/source.sh
+source "$repo/ci/kernel/source.sh"	# kernel_bases, kernel_base
 host_arch=$(uname -m | sed -e 's/aarch64/arm64/')
 arch=$host_arch
 kernel_base 6.1
@@ -116,7 +116,7 @@ while (($#)); do
 	-v) verbose=-v; shift; continue ;;
 	-h|--help) usage 0 ;;
 	--) shift; break ;;
-	*) die "$1: unknown option (ci/kexec-ab.sh --help lists them)" 2 ;;
+	*) die "$1: unknown option (tools/kexec-ab.sh --help lists them)" 2 ;;
 	esac
 	shift 2
 done
@@ -160,7 +160,7 @@ install_unit() {
 	mv "/etc/systemd/system/$unit.tmp" "/etc/systemd/system/$unit"
 	systemctl daemon-reload
 	systemctl enable "$unit"
-	say "installed /etc/systemd/system/$unit (ExecStart $repo/ci/kexec-ab.sh --resume)"
+	say "installed /etc/systemd/system/$unit (ExecStart $repo/tools/kexec-ab.sh --resume)"
 }
 
 # ---- a step ----------------------------------------------------------
@@ -342,7 +342,7 @@ write_job() { # SCENARIO...
 	cp "${kernel_image[$name_b]}" "$job/kernel-B"
 	# For step.sh (busybox sh): the scenario's words, single-quoted.
 	for a in "$@"; do printf "'%s' " "${a//\'/\'\\\'\'}"; done >"$job/scenario"
-	echo 'exec sh /root/ci/kexec/step.sh --back' >"$job/then"
+	echo 'exec sh /root/tools/kexec/step.sh --back' >"$job/then"
 	t_start=$EPOCHREALTIME
 	declare -p job_id base series repeat results collect initrd kargs compare_opts \
 		name_a name_b ksrc ksrc_kind side_names side_what \
@@ -394,20 +394,20 @@ nested() {
 	kx_write_header "$img" "$slot_mib" "$job_id" || die "$img: cannot write it"
 
 	# One initramfs for every kernel: L1's, each step's, L1's again.
-	disp='if grep -q "mmubench\.step=" /proc/cmdline; then exec sh /root/ci/kexec/step.sh; fi
-exec bash /root/ci/kexec-ab.sh --resume /root/job --yes-kexec-this-machine'
+	disp='if grep -q "mmubench\.step=" /proc/cmdline; then exec sh /root/tools/kexec/step.sh; fi
+exec bash /root/tools/kexec-ab.sh --resume /root/job --yes-kexec-this-machine'
 	say "L1 ($series, $((2 * repeat)) kexec steps): ci/nested/run.sh, output in $out/l1.log"
 	t0=$EPOCHREALTIME
 	"$repo/ci/nested/run.sh" --arch x86_64 --kernel "$job/kernel-A" \
 		--mem "$mem" --timeout "$timeout" ${verbose:+"$verbose"} --disk "$img" \
 		--file "$bin:/root/mmubench" --file "$guest:/root/guest.elf" \
 		--file "$(command -v kexec):/root/kexec" --file /bin/bash:/bin/bash \
-		--file "$repo/ci/kexec-ab.sh:/root/ci/kexec-ab.sh" \
+		--file "$repo/tools/kexec-ab.sh:/root/tools/kexec-ab.sh" \
 		--file "$repo/ci/lib.sh:/root/ci/lib.sh" \
-		--file "$repo/ci/ab-common.sh:/root/ci/ab-common.sh" \
+		--file "$repo/tools/ab-common.sh:/root/tools/ab-common.sh" \
 		--file "$repo/ci/kernel/source.sh:/root/ci/kernel/source.sh" \
 		--file "$repo/ci/kernel/user-source.sh:/root/ci/kernel/user-source.sh" \
-		--file "$repo/ci/kexec:/root/ci/kexec" \
+		--file "$repo/tools/kexec:/root/tools/kexec" \
 		--file "$job:/root/job" --file "$job/then:/then" \
 		-- sh -c "$disp" >"$out/l1.log" 2>&1 || rc=$?
 	took_add "L1 (QEMU, every kexec and run)" "$(echo "$EPOCHREALTIME - $t0" | bc)"
@@ -461,7 +461,7 @@ esac
 ((yes)) || die "--results $results: this kexecs the machine's own kernel; add --yes-kexec-this-machine" 2
 [[ -b $results ]] || die "--results $results: not a block device (the kernels under test see only those)" 2
 kx_is_ours "$results" ||
-	die "--results $results: not a results device (ci/kexec-ab.sh --format-results $results marks one)" 2
+	die "--results $results: not a results device (tools/kexec-ab.sh --format-results $results marks one)" 2
 (($(kx_nslots "$results") >= 2 * repeat)) ||
 	die "--repeat $repeat: $results holds $(kx_nslots "$results") slots, $((2 * repeat)) needed" 2
 ((EUID == 0)) || die "kexec needs root" 2
@@ -470,7 +470,7 @@ command -v kexec >/dev/null || die "missing kexec: apt-get install kexec-tools" 
 	die "a job is in progress ($state_file: $(<"$state_file")): --resume it, or remove the file" 2
 if [[ -d /run/systemd/system ]]; then
 	systemctl is-enabled --quiet "$unit" 2>/dev/null ||
-		die "$unit is not enabled: nothing would resume the job after a boot (ci/kexec-ab.sh --install-unit)" 2
+		die "$unit is not enabled: nothing would resume the job after a boot (tools/kexec-ab.sh --install-unit)" 2
 fi
 release=$(uname -r)
 if [[ -z $back ]]; then
@@ -509,9 +509,9 @@ fi
 clock "step initramfs" "$repo/ci/nested/mkinitramfs.sh" --arch "$arch" --out "$initrd" \
 	--file "$bin:/root/mmubench" --file "$guest:/root/guest.elf" \
 	--file "$(command -v kexec):/root/kexec" \
-	--file "$repo/ci/kexec:/root/ci/kexec" \
+	--file "$repo/tools/kexec:/root/tools/kexec" \
 	--file "$job/scenario:/root/job/scenario" --file "$job/back:/root/job/back" \
-	--file "$job/then:/then" -- sh /root/ci/kexec/step.sh ||
+	--file "$job/then:/then" -- sh /root/tools/kexec/step.sh ||
 	die "could not make the step initramfs"
 declare -p took order >"$job/took.sh"
 kx_write_header "$dev" "$(kx_field "$dev" slot-mib)" "$job_id" || die "$dev: cannot write it"

@@ -4,13 +4,13 @@
 # The detection curve: the project's figure of merit for resolution.
 # Kernels whose TDP MMU zap walk is slower by known fractions (the
 # test-only series test/series/6.1/test-slow-zap-walk-N: each walk busy-waits
-# N % of its own duration) run beside the original through ci/ab.sh, and
+# N % of its own duration) run beside the original through tools/ab.sh, and
 # for each metric and each run count the table says which slowdowns
 # "mmubench compare" flags (Student's t and Mann-Whitney, both at 95 %),
 # with the measured change and the resolution (the smallest change both
 # tests flag 4 times in 5 at that noise) beside them.
 #
-#   ci/resolution.sh [--grades N,N,...] [--repeat R] [--at N,N,...]
+#   tools/resolution.sh [--grades N,N,...] [--repeat R] [--at N,N,...]
 #                    [--metrics NAME,...] [--clock host|icount[:SHIFT]]
 #                    [--smp N] [--mem SIZE] [--timeout SEC] [--mmubench BIN]
 #                    [--guest FILE] [--out DIR]
@@ -24,11 +24,11 @@
 #              kernel_zap_p50_us, kernel_zap_total_ms, zap_total_ms,
 #              madvise_p50_us)
 #   --clock, --smp, --mem, --timeout
-#              ci/ab.sh's: the nested setup the curve is of
+#              tools/ab.sh's: the nested setup the curve is of
 #   --mmubench, --guest
-#              ci/ab.sh's: a harness and guest other than this tree's
+#              tools/ab.sh's: a harness and guest other than this tree's
 #              (a copy keeps a long curve apart from a rebuild)
-#   --out DIR  results (default ./resolution-DATE): ab/ (ci/ab.sh's
+#   --out DIR  results (default ./resolution-DATE): ab/ (tools/ab.sh's
 #              folder), at-N/ (each side's first N runs merged, and
 #              their comparison), curve.txt and curve.json
 #   --from DIR judge the runs of an earlier --out DIR again (other
@@ -44,10 +44,10 @@
 # a comparison failed, 2 on bad input.
 set -uo pipefail
 
-prog=ci/resolution.sh
+prog=tools/resolution.sh
 die_status=2
 # shellcheck source=ci/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../ci/lib.sh"
 grades=5,10,25,50,100 repeat=10 at=5,10 out='' from=''
 metrics=kernel_zap_iqm_us,kernel_zap_p50_us,kernel_zap_total_ms,zap_total_ms,madvise_p50_us
 ab_opts=()
@@ -84,11 +84,11 @@ for g in "${grade_list[@]}"; do
 		die "--grades $g: no series test/series/6.1/$base-$g (the grades there: $(find "$repo/test/series/6.1" -maxdepth 1 -name "$base-*" -printf '%f\n' | sed "s/^$base-//" | sort -n | paste -sd,))"
 done
 if [[ $from ]]; then
-	[[ -f $from/ab/command.txt ]] || die "--from $from: not a folder of ci/resolution.sh (no ab/command.txt)"
+	[[ -f $from/ab/command.txt ]] || die "--from $from: not a folder of tools/resolution.sh (no ab/command.txt)"
 	out=$(cd "$from" && pwd)
 	# The runs there decide how many a side there are.
 	repeat=$(find "$out/ab/runs" -name 'A-*.json' | wc -l)
-	# And what they ran, as ci/ab.sh wrote it: the scenario, and the
+	# And what they ran, as tools/ab.sh wrote it: the scenario, and the
 	# grades (the series after the 0 % patch).
 	read -ra scenario < <(sed -n 's/.* -- //p' "$out/ab/command.txt")
 	grades=$(tr -d "\\\\" <"$out/ab/command.txt" | sed -n "s/.*--series $base,\([^ ]*\) .*/\1/p" |
@@ -103,7 +103,7 @@ for n in "${at_list[@]}"; do
 done
 command -v jq >/dev/null || die "missing jq: apt-get install jq (ci/deps.sh)" 1
 
-# The sides as ci/ab.sh names them: A the original, B the 0 % patch,
+# The sides as tools/ab.sh names them: A the original, B the 0 % patch,
 # then the grades.
 series=$base
 for g in "${grade_list[@]}"; do series+=",$base-$g"; done
@@ -119,7 +119,7 @@ if [[ -z $from ]]; then
 		--repeat "$repeat" "${ab_opts[@]}" --out "$out/ab" -- "${scenario[@]}" \
 		>"$out/ab.log" 2>&1 || {
 		tail -n 20 "$out/ab.log" >&2
-		die "ci/ab.sh failed; see $out/ab.log" 1
+		die "tools/ab.sh failed; see $out/ab.log" 1
 	}
 fi
 tool=${MMUBENCH_BIN:-$repo/build/mmubench}
