@@ -202,7 +202,7 @@ row() {
 }
 
 @test "fidelity: ci/store.sh keeps the night's fidelity.json beside its entries" {
-	local n=$BATS_TEST_TMPDIR/n s=$BATS_TEST_TMPDIR/store r=$ROOT/test/fixtures/report/night1/enable-init-set
+	local n=$BATS_TEST_TMPDIR/n s=$BATS_TEST_TMPDIR/store r=$ROOT/test/fixtures/report/night2/enable-init-set
 	local commit
 	mkdir -p "$n/enable-init-set"
 	"$MMUBENCH" merge "$n/enable-init-set/A.json" "$r"/runs/A-*.json
