@@ -1,9 +1,9 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
 # The experiments' manifest, experiments.conf (its header says what each
-# key means), for ci/nightly, ci/report.sh, ci/lava/run.sh, ci/fidelity.sh
-# and ci/baseline.sh.  Sourced; MMUBENCH_EXPERIMENTS names another file
-# (the tests' stand-ins).
+# key means), for ci/nightly, ci/report/report.sh, ci/lava/run.sh,
+# ci/fidelity.sh and ci/baseline.sh.  Sourced; MMUBENCH_EXPERIMENTS names
+# another file (the tests' stand-ins).
 #
 #   manifest_load            read and check it, once: mf_names (in order)
 #                            and mf[NAME.KEY] (a repeated key's values

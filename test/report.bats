@@ -1,9 +1,10 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
-# ci/report.sh: the page of a night, opened in headless Chromium; every
-# table has rows and every plot loads, the experiments the night lacks
-# are named, and bad input.  The input is test/fixtures/report/: two real
-# nights of ci/nightly at small sizes (its make.sh), no KVM needed.
+# ci/report/report.sh: the page of a night, opened in headless Chromium;
+# every table has rows and every plot loads, the experiments the night
+# lacks are named, and bad input.  The input is test/fixtures/report/:
+# two real nights of ci/nightly at small sizes (its make.sh), no KVM
+# needed.  The script still calls itself ci/report.sh in its messages.
 load helpers
 
 FIX=$ROOT/test/fixtures/report
@@ -96,9 +97,9 @@ check_page() {
 setup_file() {
 	export REPORT=$O/report DREPORT=$O/report-direct
 	rm -rf "$REPORT" "$DREPORT"
-	"$ROOT/ci/report.sh" --out "$REPORT" "$FIX/night1" "$FIX/night2" >"$O/report.log" 2>&1 ||
+	"$ROOT/ci/report/report.sh" --out "$REPORT" "$FIX/night1" "$FIX/night2" >"$O/report.log" 2>&1 ||
 		{ cat "$O/report.log" >&2; return 1; }
-	MMUBENCH=$MMUBENCH "$ROOT/ci/report.sh" --out "$DREPORT" "$FIX/direct1" "$FIX/direct2" \
+	MMUBENCH=$MMUBENCH "$ROOT/ci/report/report.sh" --out "$DREPORT" "$FIX/direct1" "$FIX/direct2" \
 		>"$O/report-direct.log" 2>&1 || { cat "$O/report-direct.log" >&2; return 1; }
 }
 
@@ -125,7 +126,7 @@ renders() {
 	assert_file_not_empty "$dir/index.png"
 }
 
-@test "ci/report.sh: every table and plot of the fixture's night renders in Chromium; screenshot" {
+@test "ci/report/report.sh: every table and plot of the fixture's night renders in Chromium; screenshot" {
 	require_tools
 	local want
 	read -r -a want <<<"$(expected)"
@@ -133,7 +134,7 @@ renders() {
 	renders "$REPORT" "${want[@]}"
 }
 
-@test "ci/report.sh: a direct night: every table and plot renders in Chromium; screenshot" {
+@test "ci/report/report.sh: a direct night: every table and plot renders in Chromium; screenshot" {
 	require_tools
 	local want
 	read -r -a want <<<"$(expected_direct)"
@@ -141,10 +142,10 @@ renders() {
 	renders "$DREPORT" "${want[@]}"
 }
 
-# A number as the page prints it (report.sh's num()).
+# A number as the page prints it (sections.sh's num()).
 num() { awk -v x="$1" 'BEGIN { print (x >= 1000 || x <= -1000) ? sprintf("%.0f", x) : sprintf("%#.4g", x) }'; }
 
-@test "ci/report.sh: a direct night's tables are its runs' figures; what failed or was skipped is named" {
+@test "ci/report/report.sh: a direct night's tables are its runs' figures; what failed or was skipped is named" {
 	local html=$DREPORT/index.html label f c=$BATS_TEST_TMPDIR/c.json row
 	label=$(basename "$(dirname "$(find "$FIX/direct2" -name seed001.json)")")
 	f=$FIX/direct2/$label/seed001.json
@@ -172,7 +173,7 @@ num() { awk -v x="$1" 'BEGIN { print (x >= 1000 || x <= -1000) ? sprintf("%.0f",
 	cp -r "$FIX/direct2" "$night"
 	echo '{"scenario": "dirty-log"' >"$night/$label/seed003.json"
 	cp -r "$FIX/night2/seed001" "$night/$label/peer"
-	run env MMUBENCH="$MMUBENCH" "$ROOT/ci/report.sh" "$night"
+	run env MMUBENCH="$MMUBENCH" "$ROOT/ci/report/report.sh" "$night"
 	assert_success
 	assert_output --regexp "^ci/report.sh: $night/report/index.html: 2 of 6 experiments, 4 missing, [0-9]+ plots\$"
 	assert_file_contains "$night/report/index.html" 'No trend: seed001 has one direct run in the 1 night(s) given; two or more nights or labels make one.'
@@ -180,7 +181,7 @@ num() { awk -v x="$1" 'BEGIN { print (x >= 1000 || x <= -1000) ? sprintf("%.0f",
 	assert_file_contains "$night/report/index.html" "<h2 id=\"peer-$label\">peer on $label</h2>"
 	assert_file_contains "$night/report/index.html" "<li><a href=\"#peer-$label\">peer on $label</a>: $(jq '.rows | length' "$FIX/night2/seed001/compare.json") rows, "
 	# Without mmubench: one line, exit 1.
-	run env MMUBENCH="$BATS_TEST_TMPDIR/none" "$ROOT/ci/report.sh" "$night"
+	run env MMUBENCH="$BATS_TEST_TMPDIR/none" "$ROOT/ci/report/report.sh" "$night"
 	assert_failure 1
 	assert_output "ci/report.sh: error: $BATS_TEST_TMPDIR/none not found (make; or set MMUBENCH): a direct night's metrics come from mmubench compare"
 }
@@ -201,7 +202,7 @@ noise_rows() { # COMPARE.json
 	done
 }
 
-@test "ci/report.sh: the A/A noise floor: seed003's rows, and beside each A/B table" {
+@test "ci/report/report.sh: the A/A noise floor: seed003's rows, and beside each A/B table" {
 	local html=$REPORT/index.html aa=$FIX/night2/seed003/compare.json line n=0 lo hi
 	jq -e '.a.label == .b.label and ([.rows[] | select(.ttest.valid)] | length) == (.rows | length)' "$aa" >/dev/null ||
 		fail "the fixture's seed003 is no A/A run with a t interval per row"
@@ -221,7 +222,7 @@ noise_rows() { # COMPARE.json
 	cp -r "$FIX/night2" "$night"
 	cp -r "$night/seed003" "$night/seed003-ab"
 	jq -c '.b.label = "patched"' "$aa" >"$night/seed003-ab/compare.json"
-	run "$ROOT/ci/report.sh" "$night"
+	run "$ROOT/ci/report/report.sh" "$night"
 	assert_success
 	run grep -c '<th>MW</th><th>res</th><th>A/A noise floor</th></tr>' "$night/report/index.html"
 	assert_output 1
@@ -233,13 +234,13 @@ noise_rows() { # COMPARE.json
 	done < <(noise_rows "$aa")
 	# No A/A experiment: said so, beside the tables too.
 	rm -r "$night/seed003" "$night/seed003-ab"
-	run "$ROOT/ci/report.sh" "$night"
+	run "$ROOT/ci/report/report.sh" "$night"
 	assert_success
 	assert_file_contains "$night/report/index.html" 'No A/A experiment in this night'
 	assert_file_contains "$night/report/index.html" '<p class="caption">Noise floor: no A/A experiment in this night.</p>'
 }
 
-@test "ci/report.sh: the seeds' tables are compare's figures; the missing experiments are named" {
+@test "ci/report/report.sh: the seeds' tables are compare's figures; the missing experiments are named" {
 	local html=$REPORT/index.html x
 	for x in seed000 seed001 seed003; do
 		assert_file_contains "$html" "<h2 id=\"$x\">$x</h2>"
@@ -256,26 +257,26 @@ noise_rows() { # COMPARE.json
 	assert_file_contains "$html" "$(jq -r '.env | "<td>\(.kernel)</td><td>\(.mmu)</td><td>\(.cpu_model)</td><td>\(.mmubench_version)</td>"' "$FIX/night2/seed001/runs/B-1.json")"
 }
 
-@test "ci/report.sh: a failed step is named with its log; one night: no trend, said so" {
+@test "ci/report/report.sh: a failed step is named with its log; one night: no trend, said so" {
 	local night=$BATS_TEST_TMPDIR/night
 	cp -r "$FIX/night2" "$night"
 	rm -r "$night/seed003"
 	sed -i -e 's/^  ok   seed003$/  FAIL seed003 (exit 1, seed003.log)/' "$night/time.txt"
 	echo 'ci/ab.sh: error: run B 1/2 (original) failed (exit 1)' >"$night/seed003.log"
-	run "$ROOT/ci/report.sh" "$night"
+	run "$ROOT/ci/report/report.sh" "$night"
 	assert_success
 	assert_output --regexp "^ci/report.sh: $night/report/index.html: 2 of 6 experiments, 4 missing, [0-9]+ plots\$"
 	assert_file_contains "$night/report/index.html" '<li class="missing" id="seed003">seed003: missing: failed (exit 1, seed003.log): no comparison'
 	assert_file_contains "$night/report/index.html" 'run B 1/2 (original) failed'
 	assert_file_contains "$night/report/index.html" 'No trend: seed001 is in only one of the 1 night(s) given.'
 	# Written again: the old plots folder goes, the new one is complete.
-	run "$ROOT/ci/report.sh" "$night"
+	run "$ROOT/ci/report/report.sh" "$night"
 	assert_success
 	assert_equal "$(find "$night/report" -maxdepth 1 -name 'plots.*' | wc -l)" 1
 	assert_equal "$(find "$night/report" -maxdepth 1 -name '.index.html.*' | wc -l)" 0
 }
 
-@test "ci/report.sh: the check fails on a broken image and on an empty table" {
+@test "ci/report/report.sh: the check fails on a broken image and on an empty table" {
 	require_tools
 	local want page=$BATS_TEST_TMPDIR/page svg
 	read -r -a want <<<"$(expected)"
@@ -322,10 +323,10 @@ nway_night() { # DIR
 		--json "$x/compare.json" >"$x/compare.txt"
 }
 
-@test "ci/report.sh: an N-way experiment: a median column and a bar per side; renders" {
+@test "ci/report/report.sh: an N-way experiment: a median column and a bar per side; renders" {
 	local night=$BATS_TEST_TMPDIR/night html row m n
 	nway_night "$night"
-	run "$ROOT/ci/report.sh" "$night"
+	run "$ROOT/ci/report/report.sh" "$night"
 	assert_success
 	assert_output --regexp "^ci/report.sh: $night/report/index.html: 1 of 7 experiments, 6 missing, [0-9]+ plots\$"
 	html=$night/report/index.html
@@ -353,20 +354,20 @@ nway_night() { # DIR
 	assert_success
 }
 
-@test "ci/report.sh: bad input: one line naming the option, exit 2" {
-	run "$ROOT/ci/report.sh"
+@test "ci/report/report.sh: bad input: one line naming the option, exit 2" {
+	run "$ROOT/ci/report/report.sh"
 	assert_failure 2
 	assert_output "ci/report.sh: error: no NIGHT: give one or more ci/nightly --out folders, oldest first"
-	run "$ROOT/ci/report.sh" --trend 0 "$FIX/night2"
+	run "$ROOT/ci/report/report.sh" --trend 0 "$FIX/night2"
 	assert_failure 2
 	assert_output "ci/report.sh: error: --trend 0: expected a number of nights >= 1"
-	run "$ROOT/ci/report.sh" "$BATS_TEST_TMPDIR/nope"
+	run "$ROOT/ci/report/report.sh" "$BATS_TEST_TMPDIR/nope"
 	assert_failure 2
 	assert_output "ci/report.sh: error: NIGHT $BATS_TEST_TMPDIR/nope: not a directory (a ci/nightly --out folder)"
-	run "$ROOT/ci/report.sh" --color "$FIX/night2"
+	run "$ROOT/ci/report/report.sh" --color "$FIX/night2"
 	assert_failure 2
 	assert_output "ci/report.sh: error: unknown option '--color' (accepted: --out DIR, --trend N, --help)"
-	run "$ROOT/ci/report.sh" --out
+	run "$ROOT/ci/report/report.sh" --out
 	assert_failure 2
 	assert_output "ci/report.sh: error: --out needs a value"
 }
