@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # ci/report/report.sh: the page of a night, opened in headless Chromium;
 # every table has rows and every plot loads, the experiments the night
-# lacks are named, and bad input.  The input is test/fixtures/report/:
-# two real nights of ci/nightly at small sizes (its make.sh), no KVM
-# needed.  The script still calls itself ci/report.sh in its messages.
+# lacks are named, and bad input; and its jq functions (report.jq) on
+# their own.  The input is test/fixtures/report/: two real nights of
+# ci/nightly at small sizes (its make.sh), no KVM needed.  The script
+# still calls itself ci/report.sh in its messages.
 load helpers
 
 FIX=$ROOT/test/fixtures/report
@@ -352,6 +353,87 @@ nway_night() { # DIR
 	require_tools
 	run check_page "$night/report" "$((n + 1))" "$((n + 1))"
 	assert_success
+}
+
+# report.jq's functions, called as report.sh calls them.
+rjq() { jq -L "$ROOT/ci/report" "include \"report\"; $1" "${@:2}"; }
+
+@test "ci/report/report.jq: a comparison's metrics in order, its headline, sides, labels and summary" {
+	local c=$FIX/night2/seed001/compare.json night=$BATS_TEST_TMPDIR/night
+	# In the order of the rows, not sorted, each once.
+	run rjq metrics -r "$c"
+	assert_success
+	assert_output 'zap_total_ms
+madvise_p50_us
+fault_p999_us
+kernel_zap_total_ms
+kernel_fwait_p999_us
+kernel_tables_freed'
+	# experiments.conf's headline where the comparison has it, else its first.
+	run rjq 'headline("kernel_tables_freed"), headline("nosuch"), headline("")' -r "$c"
+	assert_output $'kernel_tables_freed\nzap_total_ms\nzap_total_ms'
+	run rjq 'nsides, side_label(0), side_label(1), summary' -r "$c"
+	assert_output '2
+original
+tdp-mmu-unlink-empty-leaf-tables
+36 rows, 0 differ at 95 % by both tests'
+	# A side without a label is its letter.
+	run rjq 'del(.b.label) | side_label(1), lat_label(1)' -r "$c"
+	assert_output $'B\nB'
+	# Three sides: each later one against A.
+	nway_night "$night"
+	run rjq 'nsides, side_label(2), summary' -r "$night/seed001-paper/compare.json"
+	assert_success
+	assert_output '3
+tdp-mmu-no-unlink-control
+42 rows, against A, B: 0, C: 0 differ at 95 % by both tests'
+	run rjq 'bars_n("zap_total_ms"; 0.2)' -r "$night/seed001-paper/compare.json"
+	assert_line --index 0 $'bars\t0\tsame16\t2117.17618500001\t1010.69803\t2117.17618500001'
+	assert_line --index 1 $'pts0\t-0.2325\t2589.61050000002'
+	assert_line --index 3 $'pts1\t-0.0325\t44.7278099999985'
+}
+
+@test "ci/report/report.jq: a table's rows, the bars' points, the noise floor, a run's latency and environment" {
+	local c=$FIX/night2/seed001/compare.json runs=$FIX/night2/seed001/runs
+	# zap_total_ms's rows, the first in full: res is empty (unreachable).
+	run rjq 'table_ab("zap_total_ms")' -r "$c"
+	assert_success
+	assert_equal "${#lines[@]}" 6
+	assert_line --index 0 "$(printf '%s\t' same16 2 2 2117.17618500001 1010.69803 0.477380218595266 \
+		-1106.47815500002 4626.68761115004 -52.2619781404734 false 0.666666666666667 false same16)"
+	run rjq 'table_direct("zap_total_ms")' -r "$c"
+	assert_line --index 0 $'same16\t2\t2117.17618500001\t2117.17618500001\t1644.74187000001\t2589.61050000002\t668.12301560345'
+	# The bars, then each run a point spread across its side's bar.
+	run rjq 'bars_ab("zap_total_ms"; "ab")' -r "$c"
+	assert_line --index 0 $'bars\t0\tsame16\t2117.17618500001\t1010.69803'
+	assert_line --index 1 $'ptsA\t-0.265\t2589.61050000002'
+	assert_line --index 2 $'ptsA\t-0.135\t1644.74187000001'
+	assert_line --index 3 $'ptsB\t0.135\t44.7278099999985'
+	assert_line --index 4 $'ptsB\t0.265\t1976.66825'
+	# One kernel: side A's points centred on the bar, no B.
+	run rjq 'bars_ab("zap_total_ms"; "a")' -r "$c"
+	assert_line --index 1 $'ptsA\t-0.065\t2589.61050000002'
+	refute_line --partial ptsB
+	# The A/A run's rows: B/A - 1, the t interval's half-width, the floor.
+	run rjq 'noise_rows("seed003")' -r "$FIX/night2/seed003/compare.json"
+	assert_success
+	assert_equal "${#lines[@]}" 6
+	assert_line --index 0 "$(printf '%s\t' seed003 'enable_ms (--table)' '4K anonymous get' 2 2 \
+		15.5947299999998 10.4206550000004 -33.178355765053105 250.5914127711461 250.5914127711461)"
+	# An A/B comparison is no noise floor.
+	run rjq 'noise_rows("seed001")' -r "$c"
+	assert_success
+	assert_output ''
+	# Per phase: runs, then p50's median, min and max over the runs (us).
+	run rjq latency -s -r "$runs"/A-*.json
+	assert_success
+	assert_equal "${#lines[@]}" 2
+	assert_line --index 0 --regexp $'^0\tpopulate\t12\t41\\.0038107853928\t40\\.9598575309303\t81\\.9197150618607\t'
+	assert_line --index 1 --regexp $'^1\tzap\t12\t28\\.8140851903891\t'
+	run rjq 'env_row("seed001"; "B: x")' -r "$runs/B-1.json"
+	assert_output '<tr><td>seed001</td><td>B: x</td><td>x86_64</td><td>6.1.192</td><td>tdp_mmu</td><td>QEMU TCG CPU version 2.5+</td><td>6fc8b72</td></tr>'
+	run rjq esc -Rr <<<'<a href="x">&</a>'
+	assert_output '&lt;a href=&quot;x&quot;&gt;&amp;&lt;/a&gt;'
 }
 
 @test "ci/report/report.sh: bad input: one line naming the option, exit 2" {

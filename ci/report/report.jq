@@ -12,7 +12,7 @@
 # numbers are C's rounding (%#.4g) of the exact values.  Short HTML
 # comes out as it goes on the page.  Each function's comment gives its
 # input (a comparison unless it says otherwise) and, after "->", what it
-# gives.
+# gives; test/report.bats calls them on the fixture's files.
 
 # ---- text ------------------------------------------------------------------
 

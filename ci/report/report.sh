@@ -27,7 +27,8 @@
 #
 # This is the driver: the options, the experiments, the nights and the
 # page's file.  The page is sections.sh's, its plots charts.sh's, and
-# whatever they read from JSON is a function of report.jq.
+# whatever they read from JSON is a function of report.jq, which
+# test/report.bats also calls on its own.
 set -euo pipefail
 
 # The name the page and the messages have always given it (ci/nightly's
