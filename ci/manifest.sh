@@ -1,9 +1,9 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
 # The experiments' manifest, experiments.conf (its header says what each
-# key means), for ci/nightly, ci/report.sh, ci/lava/run.sh, ci/fidelity.sh
-# and ci/baseline.sh.  Sourced; MMUBENCH_EXPERIMENTS names another file
-# (the tests' stand-ins).
+# key means), for ci/nightly, ci/report/report.sh, ci/lava/run.sh,
+# ci/fidelity.sh and ci/baseline.sh.  Sourced; MMUBENCH_EXPERIMENTS names
+# another file (the tests' stand-ins).
 #
 #   manifest_load            read and check it, once: mf_names (in order)
 #                            and mf[NAME.KEY] (a repeated key's values
@@ -20,9 +20,9 @@
 #   manifest_thresholds NAME its threshold lines as regress.sh overrides
 #   manifest_resolve NAME    the stanza a name or an old name (alias) names
 #   manifest_names_of NAME   the name and its old ones, one a line
-#   manifest_night_dir NIGHT NAME
-#                            its folder in a night, under an old name in
-#                            a night from before the rename
+#   manifest_night_dir NIGHT NAME [SUFFIX]
+#                            its folder (or NAME.json) in a night, under
+#                            an old name in a night from before the rename
 
 : "${MMUBENCH_EXPERIMENTS:=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/experiments.conf}"
 
@@ -230,13 +230,14 @@ manifest_names_of() { # NAME
 	[[ -z ${mf[$1.alias]+x} ]] || echo "${mf[$1.alias]}"
 }
 
-# NAME's folder in the night NIGHT: NIGHT/NAME, or the folder of one of its
-# old names that a night from before the rename has (NIGHT/NAME when none
+# NAME's folder in the night NIGHT (or, with SUFFIX ".json", a direct
+# night's file NIGHT/LABEL/NAME.json): NIGHT/NAME, or the one of an old
+# name that a night from before the rename has (NIGHT/NAME when none
 # exists, for the caller's "missing").
-manifest_night_dir() { # NIGHT NAME
+manifest_night_dir() { # NIGHT NAME [SUFFIX]
 	local n
 	while IFS= read -r n; do
-		[[ ! -e $1/$n ]] || { echo "$1/$n"; return; }
+		[[ ! -e $1/$n${3:-} ]] || { echo "$1/$n${3:-}"; return; }
 	done < <(manifest_names_of "$2")
-	echo "$1/$2"
+	echo "$1/$2${3:-}"
 }

@@ -267,8 +267,9 @@ expected_cases() { # NIGHT
 	assert_line "ci/lava/run.sh: error: --results $n: labels other $LABEL: name one with --label"
 }
 
-@test "ci/lava's scripts and ci/report.sh pass shellcheck" {
-	run shellcheck -x ci/lava/run.sh ci/lava/lint.sh ci/report.sh test/fixtures/report/make.sh
+@test "ci/lava's scripts and ci/report/'s pass shellcheck" {
+	run shellcheck -x ci/lava/run.sh ci/lava/lint.sh ci/report/report.sh ci/report/charts.sh \
+		ci/report/sections.sh test/fixtures/report/make.sh
 	assert_success
 	assert_output ''
 }

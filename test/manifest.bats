@@ -39,7 +39,7 @@ nx-recovery: $ab x86-nx-skip-dirty-tracked-recovery --arch x86_64 --clock host -
 enable-init-set: $ab original --arch x86_64 --clock host --repeat 5 --runs --out $OUT/enable-init-set -- dirty-log --table enable -b 64m
 resolution: tools/resolution.sh --grades 1,2,5,10,25,50 --repeat 10 --at 5,10 --clock icount:4 --out $OUT/resolution
 peer: tools/peer.sh --kernel 6.1 --arch x86_64 -v 2 -b 64m --runs 5 --out $OUT/peer
-report: ci/report.sh --out $OUT/report $OUT"
+report: ci/report/report.sh --out $OUT/report $OUT"
 	assert_not_exists "$OUT"
 	# The knobs: NIGHTLY_VCPUS/MEM, an env. knob, a series of 6.12.
 	run env NIGHTLY_VCPUS=3 NIGHTLY_MEM=16m NIGHTLY_MIGRATE='-v 1 -b 8m' \
@@ -65,11 +65,11 @@ report: ci/report.sh --out $OUT/report $OUT"
 	# The page says what it measures (a night with zap-patterns' runs under
 	# its name), and names it missing where a night lacks it.
 	cp -r "$ROOT/test/fixtures/report/night1" "$BATS_TEST_TMPDIR/n1"
-	run ci/report.sh --out "$BATS_TEST_TMPDIR/report0" "$BATS_TEST_TMPDIR/n1"
+	run ci/report/report.sh --out "$BATS_TEST_TMPDIR/report0" "$BATS_TEST_TMPDIR/n1"
 	assert_success
 	assert_file_contains "$BATS_TEST_TMPDIR/report0/index.html" 'zap-rolling: missing: not run this night'
 	cp -r "$BATS_TEST_TMPDIR/n1/seed001" "$BATS_TEST_TMPDIR/n1/zap-rolling" # night1 predates the renames
-	run ci/report.sh --out "$BATS_TEST_TMPDIR/report" "$BATS_TEST_TMPDIR/n1"
+	run ci/report/report.sh --out "$BATS_TEST_TMPDIR/report" "$BATS_TEST_TMPDIR/n1"
 	assert_success
 	assert_file_contains "$BATS_TEST_TMPDIR/report/index.html" 'x86_64, original against tdp-mmu-unlink-empty-leaf-tables: rolling invalidations of 4 chunks'
 	# Its threshold is the gate's rule for it.
