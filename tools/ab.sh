@@ -54,7 +54,7 @@ kernel_base 6.1
 run_opts=() dashdash=0 ksrc_arg='' sides_arg='' kernel_given=0
 
 usage() { # [STATUS]: 0 for --help (stdout), 2 for bad usage (stderr)
-	usage_exit "${1:-2}" '/^#   ci\/ab.sh/,/SCENARIO OPTIONS/s/^#//p'
+	usage_exit "${1:-2}" '/^#   tools\/ab.sh/,/SCENARIO OPTIONS/s/^#//p'
 }
 
 while (($#)); do

@@ -75,7 +75,7 @@ name_a=original name_b=''
 
 say() { echo "$prog: $*" >&2; }
 usage() { # [STATUS]: 0 for --help (stdout), 2 for bad usage (stderr)
-	usage_exit "${1:-2}" '/^#   ci\/kexec-ab.sh --format/,/--guest FILE\] -- SCENARIO/s/^#//p'
+	usage_exit "${1:-2}" '/^#   tools\/kexec-ab.sh --format/,/--guest FILE\] -- SCENARIO/s/^#//p'
 }
 set_mode() {
 	[[ -z $mode || $mode == "$1" ]] ||

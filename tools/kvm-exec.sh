@@ -31,7 +31,7 @@ script=
 extra=()
 
 usage() { # STATUS: 0 for --help, on stdout
-	usage_exit "$1" '/^#   ci\/kvm-exec.sh/,/SCENARIO OPTIONS/s/^#   /  /p'
+	usage_exit "$1" '/^#   tools\/kvm-exec.sh/,/SCENARIO OPTIONS/s/^#   /  /p'
 }
 
 while (($#)); do

@@ -59,7 +59,7 @@ run_opts=()
 
 bad() { die "$1" 2; }
 usage() { # [STATUS]: 0 for --help (stdout), 2 for bad usage (stderr)
-	usage_exit "${1:-2}" '/^#   ci\/peer.sh/,/^#   --build-only/s/^#//p'
+	usage_exit "${1:-2}" '/^#   tools\/peer.sh/,/^#   --build-only/s/^#//p'
 }
 
 while (($#)); do
