@@ -104,7 +104,7 @@ ab_check_scenario() { # SCENARIO OPTIONS...
 	for a in "$@"; do
 		case $a in
 		--json|--json=*|--guest|--guest=*)
-			die "$a: ${prog#ci/} writes each run's JSON and passes the guest itself" 2 ;;
+			die "$a: ${prog#tools/} writes each run's JSON and passes the guest itself" 2 ;;
 		esac
 	done
 }
