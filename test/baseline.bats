@@ -322,7 +322,7 @@ doc() {
 # ---- an experiment's own thresholds (experiments.conf), no boot --------------
 
 @test "baseline: an experiment's thresholds in the manifest judge its rows; the machine's file has the last word" {
-	local n=$BATS_TEST_TMPDIR/n s=$BATS_TEST_TMPDIR/store r=$ROOT/test/fixtures/report/night1/enable-init-set
+	local n=$BATS_TEST_TMPDIR/n s=$BATS_TEST_TMPDIR/store r=$ROOT/test/fixtures/report/night2/enable-init-set
 	mkdir -p "$n/enable-init-set"
 	"$MMUBENCH" merge "$n/enable-init-set/A.json" "$r"/runs/A-*.json
 	"$MMUBENCH" merge "$n/enable-init-set/B.json" "$r"/runs/B-*.json
