@@ -65,6 +65,13 @@ static u64 perm_next(struct perm *p)
 	return p->x;
 }
 
+/* A stamp this vCPU wrote, in this generation or an earlier one. */
+static bool own_stamp(const struct engine *e, u64 old, u64 generation)
+{
+	return old && (old & 0xff) == e->cpu + 1 &&
+	       (old >> 40) <= (generation & 0xffffff);
+}
+
 /*
  * A written word may hold: 0 (never written, or refaulted after private
  * memory was invalidated), or a stamp this vCPU wrote.  Anything else is
@@ -75,8 +82,7 @@ static void check_old(struct engine *e, struct mmub_pass *rec, u64 addr,
 {
 	const struct mmub_workload *wl = &e->bi->wl;
 	u64 off = addr - e->bi->test_gpa;
-	bool own = old && (old & 0xff) == e->cpu + 1 &&
-		   (old >> 40) <= (generation & 0xffffff);
+	bool own = own_stamp(e, old, generation);
 
 	if (old == 0 && generation > 0) {
 		if (!rec->zero_reads++ || off < rec->zero_lo)
@@ -90,6 +96,24 @@ static void check_old(struct engine *e, struct mmub_pass *rec, u64 addr,
 	}
 	if (!rec->violations++) {
 		rec->bad_addr = addr;
+		rec->bad_value = old;
+	}
+}
+
+/*
+ * Supplied memory (MMUB_WL_SUPPLIED): the word at the start of the 4K
+ * page the handler put there, or a stamp this vCPU wrote since.
+ */
+static void check_supplied(struct engine *e, struct mmub_pass *rec, u64 addr,
+			   u64 old, u64 generation)
+{
+	u64 page = mmub_align_down(addr, MMUB_SZ_4K);
+
+	if (old == mmub_supplied_word(page - e->bi->test_gpa) ||
+	    own_stamp(e, old, generation))
+		return;
+	if (!rec->violations++) {
+		rec->bad_addr = page;
 		rec->bad_value = old;
 	}
 }
@@ -219,6 +243,10 @@ bool engine_pass(struct engine *e, u64 generation, bool loop,
 		t0 = latency ? arch_clock() : 0;
 		if (exec)
 			w = access_exec(addr);
+		else if (wl->flags & MMUB_WL_SUPPLIED)
+			check_supplied(e, rec, addr, w ?
+				       write_then_exchange(addr, stamp) :
+				       *(volatile u64 *)addr, generation);
 		else if (w && (wl->flags & MMUB_WL_CHECK))
 			check_old(e, rec, addr, write_then_exchange(addr, stamp),
 				  generation);

@@ -16,6 +16,7 @@ const struct scenario *const scenario_list[] = {
 	&scenario_bench,
 	&scenario_migrate,
 	&scenario_scale,
+	&scenario_demand_paging,
 };
 
 const size_t scenario_count = MMUB_ARRAY_SIZE(scenario_list);

@@ -153,6 +153,18 @@ static int map_fd(struct backing *b, unsigned int memfd_flags)
 	return 0;
 }
 
+bool backing_is_hugetlb(enum backing_type t)
+{
+	return t == BACKING_ANONYMOUS_HUGETLB_2MB ||
+	       t == BACKING_ANONYMOUS_HUGETLB_1GB || t == BACKING_SHARED_HUGETLB;
+}
+
+bool backing_is_file(enum backing_type t)
+{
+	return t == BACKING_SHMEM || t == BACKING_SHARED_HUGETLB ||
+	       t == BACKING_MEMFD;
+}
+
 /*
  * What the backing needs from the kernel, checked before any VM exists:
  * THP enabled, or enough free hugetlb pages (raised if @reserve).
@@ -161,8 +173,7 @@ const char *backing_unavailable(enum backing_type t, u64 size, bool reserve)
 {
 	if (t == BACKING_ANONYMOUS_THP)
 		return thp_check();
-	if (t == BACKING_ANONYMOUS_HUGETLB_2MB ||
-	    t == BACKING_ANONYMOUS_HUGETLB_1GB || t == BACKING_SHARED_HUGETLB)
+	if (backing_is_hugetlb(t))
 		return hugetlb_check(t, size, reserve);
 	return NULL;
 }
@@ -204,7 +215,12 @@ int backing_create(struct backing *b, enum backing_type t, u64 size)
 		r = map_anon(b, MAP_PRIVATE | MAP_HUGETLB | MAP_HUGE_1GB, 0);
 		break;
 	case BACKING_SHMEM:
-		r = map_anon(b, MAP_SHARED, 0);
+		/*
+		 * Shared anonymous memory is a shmem file too; made through
+		 * memfd it has a descriptor, which a second mapping (the
+		 * page cache that userfaultfd's MINOR faults map) needs.
+		 */
+		r = map_fd(b, 0);
 		break;
 	case BACKING_SHARED_HUGETLB:
 		r = map_fd(b, MFD_HUGETLB | MFD_HUGE_2MB);

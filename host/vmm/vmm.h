@@ -66,6 +66,12 @@ struct backing {
 };
 
 u64 backing_page_size(enum backing_type type);
+bool backing_is_hugetlb(enum backing_type type);
+/*
+ * A file behind the memory (a descriptor in struct backing): its data
+ * outlives MADV_DONTNEED, and a second mapping of it sees the same pages.
+ */
+bool backing_is_file(enum backing_type type);
 /* What the backing needs from the kernel, checked before any VM exists. */
 const char *backing_unavailable(enum backing_type type, u64 size, bool reserve);
 void backing_preflight(enum backing_type type, u64 size, bool reserve);

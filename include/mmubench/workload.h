@@ -41,6 +41,22 @@ enum mmub_action {
  * write-once pages.
  */
 #define MMUB_WL_SENTINEL	(1U << 4)
+/*
+ * The memory arrives from the host's demand-paging handler, which puts
+ * mmub_supplied_word() at the start of every 4K page it supplies: every
+ * access checks what was there, that word or this vCPU's own stamp.  A
+ * zero (a page not supplied) or another page's word is a violation.
+ */
+#define MMUB_WL_SUPPLIED	(1U << 5)
+
+/*
+ * The page's offset in the test memory, so that a page supplied at the
+ * wrong place is told apart; the low byte 0, which no vCPU's stamp has.
+ */
+static inline u64 mmub_supplied_word(u64 off)
+{
+	return 0xd5a0000000000000ULL | ((off >> 12) << 8);
+}
 
 #define MMUB_MAX_RANGES		8
 #define MMUB_FRACTION_ONE	1000000U	/* fraction_ppm of "all" */

@@ -20,12 +20,6 @@
 #include "scenarios/zap/zap_log.h"
 #include "scenarios/zap/zap_run.h"
 
-static bool backing_keeps_data(enum backing_type t)
-{
-	return t == BACKING_SHMEM || t == BACKING_SHARED_HUGETLB ||
-	       t == BACKING_MEMFD;
-}
-
 /* Where invalidation number @k lands. */
 static u64 zap_offset(const struct zap_opts *zo, u64 total, u64 k)
 {
@@ -299,8 +293,8 @@ void zap_print(const struct zap_opts *zo, enum backing_type backing,
 			"invalidation (%s memory must read %s)",
 			(unsigned long long)z->bad_value,
 			(unsigned long long)z->bad_addr,
-			backing_keeps_data(backing) ? "shared" : "private",
-			backing_keeps_data(backing) ? "its data" :
+			backing_is_file(backing) ? "shared" : "private",
+			backing_is_file(backing) ? "its data" :
 			"zeros or its data");
 }
 
@@ -384,7 +378,7 @@ int zap_once(struct vm *vm, struct run *r, u32 index, void *arg)
 void zap_shape(struct vm_params *p)
 {
 	p->wl.flags |= MMUB_WL_CHECK;
-	if (backing_keeps_data(p->backing))
+	if (backing_is_file(p->backing))
 		p->wl.flags |= MMUB_WL_KEEP;
 }
 
