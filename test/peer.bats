@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
 # tools/peer.sh: the kernel's dirty_log_perf_test beside "mmubench dirty-log"
-# in one nested boot, through "mmubench compare"; tools/peer-json.awk, which
+# in one nested boot, through "mmubench compare"; tools/peer/dirty_log_perf_test.awk, which
 # turns the peer's lines into the document compare reads; bad input.
 load helpers
 
@@ -92,10 +92,10 @@ Clear dirty log over 2 iterations took 0.018508400s. (Avg 0.009254200s/iteration
 EOF
 }
 
-@test "tools/peer-json.awk: the peer's lines as a dirty-log document; a missing line or run fails" {
+@test "tools/peer/dirty_log_perf_test.awk: the peer's lines as a dirty-log document; a missing line or run fails" {
 	local d=$BATS_TEST_TMPDIR conv
 	conv=(awk -v vcpus=1 -v bytes=16777216 -v iterations=2 -v mode=clear-init-set
-	      -v kernel=6.1.0 -v mmu=tdp_mmu -f "$ROOT/tools/peer-json.awk")
+	      -v kernel=6.1.0 -v mmu=tdp_mmu -f "$ROOT/tools/peer/dirty_log_perf_test.awk")
 	peer_lines 0.005803960s >"$d/1.txt"
 	peer_lines 1.250000000s >"$d/2.txt"
 	run "${conv[@]}" -v runs=2 "$d/1.txt" "$d/2.txt"
@@ -117,17 +117,62 @@ EOF
 	peer_lines 0.005803960s '' >"$d/2.txt"
 	run "${conv[@]}" -v runs=2 "$d/1.txt" "$d/2.txt"
 	assert_failure
-	assert_output "tools/peer-json.awk: $d/2.txt: no \"Iteration 2 clear dirty log time\" line (did the peer fail?)"
+	assert_output "tools/peer/dirty_log_perf_test.awk: $d/2.txt: no \"Iteration 2 clear dirty log time\" line (did the peer fail?)"
 	: >"$d/2.txt"
 	run "${conv[@]}" -v runs=2 "$d/1.txt" "$d/2.txt"
 	assert_failure
-	assert_output "tools/peer-json.awk: 1 runs read, expected 2 (an empty file?)"
+	assert_output "tools/peer/dirty_log_perf_test.awk: 1 runs read, expected 2 (an empty file?)"
+}
+
+@test "tools/peer/demand_paging_test.awk: 6.1's and 6.12's lines as a demand-paging document; a missing line or run fails" {
+	local d=$BATS_TEST_TMPDIR conv
+	conv=(awk -v vcpus=2 -v bytes=16777216 -v mode=missing -v kernel=6.1.0
+	      -v mmu=tdp_mmu -f "$ROOT/tools/peer/demand_paging_test.awk")
+	# 6.1 separates with a space (and divides its nanoseconds by 1e8);
+	# 6.12 with a tab.
+	printf 'Total guest execution time: 0.250000000s\nOverall demand paging rate: 3276.800000 pgs/sec\n' >"$d/1.txt"
+	printf 'Total guest execution time:\t0.500000000s\nPer-vcpu demand paging rate:\t8192.000000 pgs/sec/vcpu\nOverall demand paging rate:\t16384.000000 pgs/sec\n' >"$d/2.txt"
+	run "${conv[@]}" -v runs=2 "$d/1.txt" "$d/2.txt"
+	assert_success
+	echo "$output" >"$d/peer.json"
+	assert_json "$d/peer.json" '.scenario == "demand-paging" and .env.program == "demand_paging_test"'
+	# 8192 4K pages over the time the test gives.
+	assert_json_eq "$d/peer.json" '.results.runs[0].demand_paging.demand_ms' 250
+	assert_json_eq "$d/peer.json" '.results.runs[0].demand_paging.pages_per_s' 32768
+	assert_json_eq "$d/peer.json" '.results.runs[0].demand_paging.printed_pages_per_s' 3276.8
+	assert_json_eq "$d/peer.json" '.results.runs[1].demand_paging.pages_per_s' 16384
+	run "$MMUBENCH" compare "$d/peer.json" "$d/peer.json" \
+		--metric 'results.runs[].demand_paging.pages_per_s'
+	assert_success
+	assert_line --regexp '^  all +2 +2 +24576 +24576 +1\.000 '
+	printf 'Total guest execution time: 0.250000000s\n' >"$d/2.txt"
+	run "${conv[@]}" -v runs=2 "$d/1.txt" "$d/2.txt"
+	assert_failure
+	assert_output "tools/peer/demand_paging_test.awk: $d/2.txt: no \"Overall demand paging rate\" line (did the peer fail?)"
+	run "${conv[@]}" -v runs=3 "$d/1.txt" "$d/1.txt"
+	assert_failure
+	assert_output "tools/peer/demand_paging_test.awk: 2 runs read, expected 3 (an empty file?)"
+}
+
+@test "tools/peer.sh --test demand_paging_test: the peer and mmubench demand-paging side by side in one nested boot" {
+	require_nested
+	local out=$BATS_TEST_TMPDIR/peer
+	peer_run --test demand_paging_test --arch x86_64 -v 2 -b 16m --runs 2 --out "$out"
+	assert_success
+	assert_line --regexp '^tools/peer.sh: 2 runs each of demand_paging_test -v 2 -b 16m -s anonymous -u MISSING and mmubench demand-paging -v 2 -b 16m -s anonymous -u missing -i 0 --no-latency, '
+	assert_line --regexp '^  A = demand_paging_test: .*/peer.json, 2 runs, kernel 6\.1\.'
+	assert_json "$out/compare.json" '[.rows[].metric] == ["results.runs[].demand_paging.demand_ms", "results.runs[].demand_paging.pages_per_s"] and
+		all(.rows[]; (.ratio | type) == "number" and .a.n == 2 and .b.n == 2)'
+	# mmubench supplied every page of its runs, once.
+	assert_json "$out/mmubench.json" 'all(.results.runs[]; .demand_paging.pages_supplied == 8192)'
 }
 
 @test "tools/peer.sh: bad input is one line naming the option, exit 2; --help on stdout" {
 	local a
 	for a in "-z" "--vcpus 2" "-v 0" "-v 65" "-i 1" "-b 12x" "--mode ring" \
-		 "--runs 0" "--arch ppc64" "--timeout soon" "--runs"; do
+		 "--runs 0" "--arch ppc64" "--timeout soon" "--runs" \
+		 "--test memslot_perf_test" "--uffd-mode major" "-s tmpfs" \
+		 "--uffd-mode minor"; do
 		# shellcheck disable=SC2086 # the option and its value
 		run --separate-stderr "$ROOT/tools/peer.sh" $a
 		assert_equal "$status" 2
@@ -139,6 +184,8 @@ EOF
 	assert_equal "$stderr" "tools/peer.sh: error: unknown option '-z' (see --help)"
 	run --separate-stderr "$ROOT/tools/peer.sh" --help
 	assert_success
-	assert_line --regexp '^   tools/peer.sh \[--kernel 6\.1\|6\.12\] \[--arch x86_64\|arm64\]'
+	assert_line --regexp '^   tools/peer.sh \[--test T\] \[--kernel 6\.1\|6\.12\] \[--arch x86_64\|arm64\]'
 	assert_equal "$stderr" ""
+	run --separate-stderr "$ROOT/tools/peer.sh" --test demand_paging_test --uffd-mode minor
+	assert_equal "$stderr" "tools/peer.sh: error: --uffd-mode minor: -s anonymous has no file (use shmem or shared_hugetlb)"
 }

@@ -1,17 +1,24 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The peer, side by side: the kernel's own dirty_log_perf_test
+# The peers, side by side: one of the kernel's own selftests
 # (tools/testing/selftests/kvm of the linux-source-BASE the nested kernel
-# is built from) and "mmubench dirty-log" with the same -v, -b, -i and
-# mode, alternating in one boot of the nested kernel, then "mmubench
-# compare" of the two (A the peer, B mmubench): populate, enable, dirty
-# memory time per iteration, get, clear and disable, with B/A and
-# significance.
+# is built from) and the mmubench scenario that measures the same, with
+# the same sizes, alternating in one boot of the nested kernel, then
+# "mmubench compare" of the two (A the peer, B mmubench), with B/A and
+# significance:
 #
-#   tools/peer.sh [--kernel 6.1|6.12] [--arch x86_64|arm64] [-v N] [-b SIZE] [-i N] [--mode M] [-g]
-#              [--runs R] [--out DIR] [--mem SIZE] [--timeout SEC] [--build-only]
+#   dirty_log_perf_test  "mmubench dirty-log" with the same -v, -b, -i and
+#                        mode: populate, enable, dirty memory time per
+#                        iteration, get, clear and disable
+#   demand_paging_test   "mmubench demand-paging" with the same -v, -b, -s
+#                        and userfaultfd mode: the demand pass's time and
+#                        its paging rate (the guest's 4K pages over it)
 #
+#   tools/peer.sh [--test T] [--kernel 6.1|6.12] [--arch x86_64|arm64] [-v N] [-b SIZE] [-i N] [--mode M] [-g]
+#              [--uffd-mode M] [-s BACKING] [--runs R] [--out DIR] [--mem SIZE] [--timeout SEC] [--build-only]
+#
+#   --test T        dirty_log_perf_test (default) or demand_paging_test
 #   --kernel BASE   the base: its selftest beside its nested kernel (6.1)
 #   -v N            vCPUs (2)
 #   -b SIZE         memory per vCPU, k/m/g suffix (64m)
@@ -20,6 +27,10 @@
 #   --mode M        clear-init-set: the peer's default, manual protect with
 #                   KVM_DIRTY_LOG_INITIALLY_SET (default); get: the peer's -g
 #   -g              the same as --mode get
+#   --uffd-mode M   demand_paging_test: missing (default) or minor, the
+#                   peer's -u MISSING|MINOR
+#   -s BACKING      demand_paging_test: the backing, as both name it
+#                   (anonymous; minor needs shmem or shared_hugetlb)
 #   --runs R        runs of each, alternating peer, mmubench (4: Mann-Whitney
 #                   needs 4 a side to reach 95 %)
 #   --out DIR       the files (default ./peer-ARCH-DATE)
@@ -29,10 +40,11 @@
 # mmubench runs with --no-populate and --no-latency: the peer neither
 # pre-faults host memory nor times each access.  On arm64 the peer tests
 # one guest mode, its default -m 5 (40-bit IPA, 4K pages), not every one
-# the CPU offers.
+# the CPU offers.  -i, --mode and -g are dirty_log_perf_test's, -s and
+# --uffd-mode demand_paging_test's.
 #
 # DIR holds runs/peer-I.txt (the peer's output), runs/mmubench-I.{txt,json},
-# peer.json (tools/peer-json.awk of the peer's runs), mmubench.json (merged),
+# peer.json (tools/peer/TEST.awk of the peer's runs), mmubench.json (merged),
 # compare.txt and compare.json ("mmubench compare"), boot.log (the boot's
 # stderr) and make.log.
 #
@@ -53,6 +65,7 @@ source "$repo/ci/retry.sh"
 cache=${MMUBENCH_CACHE:-$HOME/.cache/mmubench}/kernel
 host_arch=$(uname -m | sed -e 's/aarch64/arm64/')
 arch=$host_arch vcpus=2 size=64m iterations=2 mode=clear-init-set runs=4
+test=dirty_log_perf_test uffd_mode=missing backing=anonymous
 kernel_base 6.1
 out='' timeout='' build_only=0
 run_opts=()
@@ -67,14 +80,17 @@ while (($#)); do
 	-h|--help) usage 0 ;;
 	-g) mode="get"; shift; continue ;;
 	--build-only) build_only=1; shift; continue ;;
-	--kernel|--arch|-v|-b|-i|--mode|--runs|--out|--mem|--timeout)
+	--test|--kernel|--arch|-v|-b|-i|--mode|--uffd-mode|-s|--runs|--out|--mem|--timeout)
 		(($# >= 2)) || bad "$1 needs a value" ;;
 	*) bad "unknown option '$1' (see --help)" ;;
 	esac
 	case $1 in
 	--kernel) kernel_base "$2" 2>/dev/null ||
 		bad "--kernel $2: the base kernel, one of: ${kernel_bases[*]} (Debian's linux-source-BASE)" ;;
+	--test) test=$2 ;;
 	--arch) arch=$2 ;;
+	--uffd-mode) uffd_mode=$2 ;;
+	-s) backing=$2 ;;
 	-v) vcpus=$2 ;;
 	-b) size=$2 ;;
 	-i) iterations=$2 ;;
@@ -108,6 +124,18 @@ if ! [[ $iterations =~ ^[0-9]+$ ]] || ((iterations < 2 || iterations > 1000)); t
 fi
 [[ $mode == clear-init-set || $mode == get ]] ||
 	bad "--mode $mode: unknown (accepted: clear-init-set, get)"
+[[ $test == dirty_log_perf_test || $test == demand_paging_test ]] ||
+	bad "--test $test: unknown (accepted: dirty_log_perf_test, demand_paging_test)"
+[[ $uffd_mode == missing || $uffd_mode == minor ]] ||
+	bad "--uffd-mode $uffd_mode: unknown (accepted: missing, minor)"
+# The backings both name alike (the peer's -s; mmubench's shmem is a memfd,
+# as the selftests' is).
+case $backing in
+anonymous|anonymous_hugetlb_2mb|shmem|shared_hugetlb) ;;
+*) bad "-s $backing: unknown (accepted: anonymous, anonymous_hugetlb_2mb, shmem, shared_hugetlb)" ;;
+esac
+[[ $uffd_mode == missing || $backing == shmem || $backing == shared_hugetlb ]] ||
+	bad "--uffd-mode minor: -s $backing has no file (use shmem or shared_hugetlb)"
 if ! [[ $runs =~ ^[1-9][0-9]*$ ]] || ((runs > 100)); then
 	bad "--runs $runs: expected 1..100"
 fi
@@ -130,12 +158,13 @@ peer_make() { # TREE
 	nice -n "${MMUBENCH_NICE:-10}" make -C "$t/tools/testing/selftests/kvm" \
 		-j"$(nproc)" ARCH="$karch" ${cross:+CROSS_COMPILE=$cross} \
 		OUTPUT="$b/kvm" KHDR_INCLUDES="-isystem $b/usr/include" \
-		LDFLAGS="-static -pthread -no-pie" "$b/kvm/dirty_log_perf_test"
+		LDFLAGS="-static -pthread -no-pie" "$b/kvm/dirty_log_perf_test" \
+		"$b/kvm/demand_paging_test"
 }
 
 build_peer() {
 	local tree=$cache/peer-$base-$arch key t0=$EPOCHREALTIME
-	local bin=$tree/build/kvm/dirty_log_perf_test
+	local bin=$tree/build/kvm/$test
 
 	need make make
 	need "${cross}gcc" "$([[ $cross ]] && echo gcc-aarch64-linux-gnu || echo gcc)"
@@ -206,9 +235,15 @@ guest=$repo/build/$arch/guest.elf
 # Inside: R rounds of peer then mmubench, every output in a file; then
 # the files on stdout, each after a "@@PEER-FILE NAME@@" line, also when
 # a run failed (its output says why).
-peer_args="-v $vcpus -b $size -i $iterations${peer_mode[*]:+ ${peer_mode[*]}}"
-[[ $mode == get ]] && peer_args+=" -g"
-mmub_args="dirty-log -v $vcpus -b $size -i $iterations --mode $mode --no-populate --no-latency"
+if [[ $test == dirty_log_perf_test ]]; then
+	peer_args="-v $vcpus -b $size -i $iterations${peer_mode[*]:+ ${peer_mode[*]}}"
+	[[ $mode == get ]] && peer_args+=" -g"
+	mmub_args="dirty-log -v $vcpus -b $size -i $iterations --mode $mode --no-populate --no-latency"
+else
+	peer_args="-v $vcpus -b $size -s $backing -u ${uffd_mode^^}${peer_mode[*]:+ ${peer_mode[*]}}"
+	mmub_args="demand-paging -v $vcpus -b $size -s $backing -u $uffd_mode -i 0 --no-latency"
+	[[ $backing != *hugetlb* ]] || mmub_args+=" --reserve-hugepages"
+fi
 script="
 emit() {
 	uname -r >kernel.txt
@@ -222,7 +257,7 @@ emit() {
 }
 i=1
 while [ \$i -le $runs ]; do
-	./dirty_log_perf_test $peer_args >peer-\$i.txt 2>&1 ||
+	./$test $peer_args >peer-\$i.txt 2>&1 ||
 		{ rc=\$?; emit; echo \"peer run \$i failed (exit \$rc)\" >&2; exit \$rc; }
 	mmubench $mmub_args --json mmubench-\$i.json >mmubench-\$i.txt 2>&1 ||
 		{ rc=\$?; emit; echo \"mmubench run \$i failed (exit \$rc)\" >&2; exit \$rc; }
@@ -234,7 +269,7 @@ emit"
 export MMUBENCH_KVM
 # The selftest of the base beside the base's kernel (direct: this machine's).
 [[ $MMUBENCH_KVM == direct ]] || run_opts+=(--base "$base")
-note "$runs runs each of dirty_log_perf_test $peer_args and mmubench $mmub_args, alternating, in one boot ($MMUBENCH_KVM, $arch)"
+note "$runs runs each of $test $peer_args and mmubench $mmub_args, alternating, in one boot ($MMUBENCH_KVM, $arch)"
 stream=$out/boot.out
 for try in 1 2; do
 	rc=0
@@ -277,26 +312,36 @@ done
 "$tool" merge "$out/mmubench.json" "${mmub_files[@]}" >/dev/null ||
 	die "mmubench merge of the runs failed"
 mmu=$(awk -F'"' '/^ *"mmu": "/ { print $4; exit }' "$out/mmubench.json")
-awk -v runs="$runs" -v vcpus="$vcpus" -v bytes="$bytes" \
-	-v iterations="$iterations" -v mode="$mode" \
+# The peer's lines as the scenario's document (tools/peer/TEST.awk), and
+# the figures both sides have.
+if [[ $test == dirty_log_perf_test ]]; then
+	awk_vars=(-v iterations="$iterations" -v mode="$mode")
+	metrics=(
+		'results.runs[].phases[name=populate].wall_ms'
+		'results.runs[].dirty_log.enable_ms'
+		'results.runs[].dirty_log.iterations[*].dirty_ms'
+		'results.runs[].dirty_log.iterations[*].get_ms'
+	)
+	[[ $mode == get ]] || metrics+=('results.runs[].dirty_log.iterations[*].clear_ms')
+	metrics+=('results.runs[].dirty_log.disable_ms')
+else
+	awk_vars=(-v mode="$uffd_mode")
+	metrics=(
+		'results.runs[].demand_paging.demand_ms'
+		'results.runs[].demand_paging.pages_per_s'
+	)
+fi
+awk -v runs="$runs" -v vcpus="$vcpus" -v bytes="$bytes" "${awk_vars[@]}" \
 	-v kernel="$(cat "$out/runs/kernel.txt" 2>/dev/null)" -v mmu="$mmu" \
-	-f "$here/peer-json.awk" "${peer_files[@]}" >"$out/peer.json.tmp" ||
-	die "the peer's output did not convert (tools/peer-json.awk); see $out/runs/"
+	-f "$here/peer/$test.awk" "${peer_files[@]}" >"$out/peer.json.tmp" ||
+	die "the peer's output did not convert (tools/peer/$test.awk); see $out/runs/"
 mv "$out/peer.json.tmp" "$out/peer.json"
 
-metrics=(
-	'results.runs[].phases[name=populate].wall_ms'
-	'results.runs[].dirty_log.enable_ms'
-	'results.runs[].dirty_log.iterations[*].dirty_ms'
-	'results.runs[].dirty_log.iterations[*].get_ms'
-)
-[[ $mode == get ]] || metrics+=('results.runs[].dirty_log.iterations[*].clear_ms')
-metrics+=('results.runs[].dirty_log.disable_ms')
 args=()
 for m in "${metrics[@]}"; do args+=(--metric "$m"); done
 rc=0
 "$tool" compare "$out/peer.json" "$out/mmubench.json" "${args[@]}" \
-	--labels dirty_log_perf_test,mmubench --json "$out/compare.json" \
+	--labels "$test,mmubench" --json "$out/compare.json" \
 	>"$out/compare.txt" || rc=$?
 cat "$out/compare.txt"
 ((rc == 0)) || die "mmubench compare failed (exit $rc)"

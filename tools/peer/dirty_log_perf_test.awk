@@ -5,7 +5,7 @@
 # one file of output per run, each run one element of results.runs.
 #
 #   awk -v runs=R -v vcpus=N -v bytes=B -v iterations=I -v mode=M \
-#       -v kernel=K -v mmu=U -f tools/peer-json.awk RUN1.txt... >peer.json
+#       -v kernel=K -v mmu=U -f tools/peer/dirty_log_perf_test.awk RUN1.txt... >peer.json
 #
 # M is mmubench's name for what the peer ran: clear-init-set (its
 # default, MANUAL_DIRTY_LOG_PROTECT2 with INITIALLY_SET) or get (-g).
@@ -22,7 +22,7 @@
 # smaller sample.
 
 function fail(msg) {
-	printf "tools/peer-json.awk: %s\n", msg >"/dev/stderr"
+	printf "tools/peer/dirty_log_perf_test.awk: %s\n", msg >"/dev/stderr"
 	failed = 1
 	exit 1
 }
