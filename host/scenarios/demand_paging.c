@@ -30,7 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
@@ -67,6 +66,10 @@ static const struct opt opts[] = {
 	{ NULL },
 };
 
+static const char *const mode_names[] = {
+	[UFFD_MISSING] = "missing", [UFFD_MINOR] = "minor",
+};
+
 static struct {
 	enum uffd_mode mode;
 	u32 delay_us;
@@ -79,14 +82,10 @@ static void parse(int key, const char *arg)
 {
 	switch (key) {
 	case O_MODE:
-		if (!strcasecmp(arg, "missing"))
-			o.mode = UFFD_MISSING;
-		else if (!strcasecmp(arg, "minor"))
-			o.mode = UFFD_MINOR;
-		else
-			die("--uffd-mode %s: unknown (accepted: missing, minor)",
-			    arg);
-		break;
+		for (o.mode = 0; o.mode < MMUB_ARRAY_SIZE(mode_names); o.mode++)
+			if (!strcasecmp(arg, mode_names[o.mode]))
+				return;
+		die("--uffd-mode %s: unknown (accepted: missing, minor)", arg);
 	case O_DELAY:
 		o.delay_us = (u32)parse_u64("--uffd-delay", arg, 0, 1000000);
 		break;
@@ -161,14 +160,6 @@ struct dp_ctx {
 	u32 nreaders;
 };
 
-static u64 ns_now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (u64)t.tv_sec * 1000000000ULL + (u64)t.tv_nsec;
-}
-
 /*
  * The contents of the page at @off: each 4K's first word says where it
  * belongs; --debug-wrong-page's says it belongs one page further on.
@@ -185,7 +176,7 @@ static void fill_page(u8 *dst, u64 off, u64 len)
 }
 
 /* One fault: wait -d, then resolve it; its service time from the read. */
-static int serve(struct reader *r, const struct uffd_msg *m, u64 t0)
+static int serve(struct reader *r, const struct uffd_msg *m, double t0)
 {
 	struct dp_ctx *x = r->x;
 	u64 addr = mmub_align_down(m->arg.pagefault.address, x->page);
@@ -205,7 +196,7 @@ static int serve(struct reader *r, const struct uffd_msg *m, u64 t0)
 		r->raced++;
 	else
 		r->supplied++;
-	mmub_hist_add(&r->service_ns, ns_now() - t0);
+	mmub_hist_add(&r->service_ns, (u64)((now_ms() - t0) * 1e6));
 	return 0;
 }
 
@@ -236,7 +227,7 @@ static void *reader_main(void *arg)
 		}
 		if (m.event != UFFD_EVENT_PAGEFAULT)
 			continue;
-		if (serve(r, &m, ns_now())) {
+		if (serve(r, &m, now_ms())) {
 			r->err = errno;
 			break;
 		}
@@ -284,7 +275,7 @@ static void handlers_start(struct dp_ctx *x)
 		if (x->uffd[u] < 0 ||
 		    uffd_register(x->uffd[u], x->hva + u * each, each, o.mode))
 			die("demand-paging: userfaultfd %u (%s): %s", u,
-			    o.mode == UFFD_MINOR ? "minor" : "missing",
+			    mode_names[o.mode],
 			    strerror(errno));
 	}
 	x->nreaders = x->nuffd * o.readers;
@@ -426,15 +417,15 @@ static void report_handlers(const struct dp_ctx *x, json_t *j)
 static void report_rate(const struct phase *p, json_t *j)
 {
 	u64 pages = 0;
+	double rate;
 
 	for (u32 i = 0; i < p->nr_vcpus; i++)
 		pages += p->pass[i].accesses;
+	rate = p->wall_ms > 0 ? pages / (p->wall_ms / 1e3) : 0;
 	printf("  demand pass: %llu pages in %.2f ms, %.0f pages/s overall\n",
-	       (unsigned long long)pages, p->wall_ms,
-	       p->wall_ms > 0 ? pages / (p->wall_ms / 1e3) : 0);
+	       (unsigned long long)pages, p->wall_ms, rate);
 	jset(j, "demand_ms", jnum(p->wall_ms));
-	jset(j, "pages_per_s", jnum(p->wall_ms > 0 ?
-				    pages / (p->wall_ms / 1e3) : 0));
+	jset(j, "pages_per_s", jnum(rate));
 }
 
 static int once(struct vm *vm, struct run *r, u32 index, void *arg)
@@ -448,20 +439,18 @@ static int once(struct vm *vm, struct run *r, u32 index, void *arg)
 	(void)index;
 	handlers_start(&x);
 	ret = run_pass(vm, r, "demand", 0);
-	if (handlers_stop(&x) || ret || check_pass(vm, &r->ph[0])) {
+	ret = handlers_stop(&x) || ret || check_pass(vm, &r->ph[0]);
+	for (u32 g = 1; !ret && g <= c->iterations; g++) {
+		snprintf(name, sizeof(name), "iter%u", g);
+		ret = run_pass(vm, r, name, g) || check_pass(vm, &r->ph[g]);
+	}
+	if (ret) {
 		free(x.readers);
 		return -1;
 	}
-	for (u32 g = 1; g <= c->iterations; g++) {
-		snprintf(name, sizeof(name), "iter%u", g);
-		if (run_pass(vm, r, name, g) || check_pass(vm, &r->ph[g])) {
-			free(x.readers);
-			return -1;
-		}
-	}
 	report_passes(vm, r->ph, r->nph);
-	j = json_pack("{s:s, s:i, s:i, s:i}", "uffd_mode",
-		      o.mode == UFFD_MINOR ? "minor" : "missing", "uffds",
+	j = json_pack("{s:s, s:i, s:i, s:i}", "uffd_mode", mode_names[o.mode],
+		      "uffds",
 		      (int)x.nuffd, "readers", (int)o.readers, "delay_us",
 		      (int)o.delay_us);
 	report_rate(&r->ph[0], j);
@@ -477,7 +466,7 @@ static int run(struct common *c)
 
 	report_header(&c->vm, "demand-paging");
 	return run_all(c, "demand-paging", json_pack("{s:s, s:i, s:i, s:b}",
-		"uffd_mode", o.mode == UFFD_MINOR ? "minor" : "missing",
+		"uffd_mode", mode_names[o.mode],
 		"uffd_delay_us", (int)o.delay_us, "readers", (int)o.readers,
 		"single_uffd", o.single), &h);
 }
