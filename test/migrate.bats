@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
-# Scenario "migrate": pre-copy live migration while the vCPUs write, to a
+# Scenario "migrate": pre-copy (and --postcopy) live migration while the vCPUs write, to a
 # receiver process or over TCP, and the destination checked page by page.
 load helpers
 
@@ -68,6 +68,67 @@ done
 	require_series original arm64 6.12
 	migrate_drop "get clear clear-init-set" --arch arm64 --base 6.1
 	migrate_drop ring-acq-rel --arch arm64 --base 6.12
+}
+
+# ---- post-copy ------------------------------------------------------------
+
+# 2 vCPUs x 8 MiB (4096 pages), half of them written all the time.
+# pc1: one pre-copy round, then post-copy at 64 MiB/s, so that the
+# vCPUs fault on pages before the push reaches them; pc0shm: no
+# pre-copy at all, shmem (punched, MISSING on shmem); pcskip: page 5
+# never sent, in either phase; pcdrop: the report of a page written
+# once after its last send lost in the switch's harvest (3: the first,
+# one per round, the switch's), so the destination's pre-copied page is
+# stale.
+PC_SH="$ONE_SH"'
+one pc1 migrate -v 2 -b 8m --fraction 0.5 --postcopy 1 --bandwidth 64m
+one pc0shm migrate -v 2 -b 8m --fraction 0.5 --postcopy 0 -s shmem
+one pcskip migrate -v 2 -b 8m --postcopy 0 --debug-skip-page 5
+one pcdrop migrate -v 2 -b 4m --postcopy 2 --bandwidth 16m --debug-drop-dirty 3
+:'
+
+# assert_postcopy TAG ROUNDS: run TAG passed after ROUNDS pre-copy
+# rounds; every page the destination lacked arrived once, checked,
+# pulled or pushed; the vCPUs ran (and were timed) in the phase.
+assert_postcopy() {
+	assert_line "RESULT $1 rc=0"
+	result_json "$1" | assert_json - '.config.postcopy_rounds == $r and
+		(.results.runs[0] | .migrate as $m | $m.postcopy as $p |
+		 $m.verified == 4096 and $m.mismatches == 0 and
+		 $m.rounds == $r and $p.pages > 0 and $p.missing == 0 and
+		 $p.bad == 0 and $p.pulled + $p.pushed == $p.pages and
+		 $p.faults >= $p.pulled and $p.postcopy_ms > 0 and
+		 $p.bytes >= $p.pages * 4096 and
+		 ([.phases[] | select(.name == "postcopy") |
+		   .vcpus[].latency_ns.p99 > 0] | length == 2 and all))' 		--argjson r "$2"
+}
+
+postcopy_on() { # mmub options
+	mmub "$@" --sh "$PC_SH"
+	assert_postcopy pc1 1
+	# The vCPUs outran the 64 MiB/s push: some pages came on their faults.
+	result_json pc1 | assert_json - '.results.runs[0].migrate.postcopy |
+		.pulled > 0 and .pull_latency.p50_us > 0'
+	assert_postcopy pc0shm 0
+	# No pre-copy: the destination lacked every page the vCPUs wrote.
+	result_json pc0shm | assert_json - '.results.runs[0].migrate |
+		.pages_sent == .postcopy.pages and .postcopy.pages >= 2048'
+	assert_line "RESULT pcskip rc=1"
+	assert_line --regexp "^mmubench: migrate --postcopy: slot 1 gfn 0x[0-9a-f]*05 never arrived from the source$"
+	assert_line "mmubench: migrate: 1 of 4096 pages differ at the destination (the first harvest reported 4096 dirty)"
+	assert_drop_caught pcdrop 3 \
+		"migrate: slot 1 gfn GFN differs at the destination from byte 0 on \(0x[0-9a-f]+ here, 0x[0-9a-f]+ there; last sent in round [12]\)" \
+		"migrate: 1 of 2048 pages differ at the destination"
+}
+
+@test "post-copy: the vCPUs run at the destination while it pulls and is pushed the pages it lacks, each checked; a page never sent, a lost report, named (nested TDP MMU)" {
+	require_nested
+	postcopy_on --nested
+}
+
+@test "arm64 post-copy: pulled and pushed pages checked; a page never sent, a lost report, named (6.1)" {
+	require_series original arm64 6.1
+	postcopy_on --arch arm64 --base 6.1
 }
 
 # Seed 000's rows: one migration per page size.  Each row migrates, or
@@ -190,6 +251,27 @@ qemu_migrate_checks() { # JSON ARCH
 	assert_json "$j" '.results.runs[0].migrate | .test_mismatches == 1 and .mismatches == 1'
 }
 
+# QEMU's own post-copy as the anchor: postcopy-ram after one round, the
+# destination's vCPUs running from the switch on.  Its test memory is
+# checked word by word (the rest of RAM ran on); a byte of test page 5
+# flipped there afterwards is named.
+@test "the QEMU backend: QEMU's post-copy, the destination running, its test memory checked" {
+	local j=$BATS_TEST_TMPDIR/q.json
+	run "$MMUBENCH" migrate --backend qemu -v 2 -b 16m --fraction 0.25 --bandwidth 64m --guest "$O/x86_64/guest.elf" --postcopy 1 --json "$j"
+	assert_success
+	assert_line "post-copy (postcopy-ram) after 1 rounds; the destination's vCPUs run from the switch on"
+	assert_line --regexp "^  post-copy after 1 rounds: [0-9]+ pages requested by the destination; its vCPUs blocked [0-9.]+ ms in all \(postcopy-blocktime\)$"
+	assert_json "$j" '.config.postcopy_rounds == 1 and
+		(.results.runs[0].migrate | .verified == 8192 and
+		 .mismatches == 0 and .postcopy.rounds_before == 1 and
+		 .postcopy.pulled >= 0 and .postcopy.blocktime_ms >= 0 and
+		 (.postcopy.vcpu_blocktime_ms | length) == 2)'
+	run "$MMUBENCH" migrate --backend qemu -v 2 -b 16m --fraction 0.25 --bandwidth 64m --guest "$O/x86_64/guest.elf" --postcopy 1 --debug-skip-page 5 --json "$j"
+	assert_failure 1
+	assert_line --regexp "^mmubench: migrate: guest-physical 0x[0-9a-f]+ \(test page 5\) differs at the destination from byte 0 on \(0x[0-9a-f]{2} here, 0x[0-9a-f]{2} there\)$"
+	assert_line "mmubench: migrate: 1 of 8192 pages differ at the destination"
+}
+
 @test "bad migrate input is rejected before any VM exists" {
 	run "$MMUBENCH" migrate --to nowhere
 	assert_equal "$status" 2
@@ -251,6 +333,21 @@ qemu_migrate_checks() { # JSON ARCH
 	run env PATH=/nonexistent "$MMUBENCH" migrate --backend qemu -b 4m --guest "$O/x86_64/guest.elf"
 	assert_equal "$status" 2
 	assert_output "mmubench: --backend qemu: qemu-system-x86_64 is not installed (Debian package qemu-system-x86; make deps)"
+	local bad
+	for bad in "--to 127.0.0.1:1" --table --idle "--max-rounds 3" "--downtime-ms 5"; do
+		run "$MMUBENCH" migrate --postcopy 1 $bad
+		assert_equal "$status" 2
+		assert_output "mmubench: --postcopy: not with ${bad%% *} (the destination's vCPUs run in this process, after exactly N rounds, and fault on what it lacks)"
+	done
+	run "$MMUBENCH" migrate --postcopy 1 -s anonymous_hugetlb_2mb
+	assert_equal "$status" 2
+	assert_output "mmubench: --postcopy: backing anonymous_hugetlb_2mb: hugetlb pages arrive whole, not in 4K pages (use anonymous, anonymous_thp, shmem or memfd)"
+	run "$MMUBENCH" migrate --postcopy many
+	assert_equal "$status" 2
+	assert_output --partial "--postcopy many"
+	run "$MMUBENCH" migrate --postcopy 10001
+	assert_equal "$status" 2
+	assert_output --partial "--postcopy 10001"
 	run "$MMUBENCH" migrate-receive --frob 1
 	assert_equal "$status" 2
 	assert_output "mmubench: migrate-receive: --frob: unknown option (accepted: --listen PORT, --fd N)"

@@ -15,6 +15,17 @@
  *  check     the source stopped (postmigrate), the destination paused:
  *            their RAM files compared page by page.
  *
+ * With --postcopy N: postcopy-ram on both (and postcopy-blocktime on the
+ * destination), migrate-start-postcopy once QEMU has synced its bitmap
+ * N + 1 times (its first sync starts round 1), and the destination runs
+ * the vCPUs from the switch on (no -S).  When QEMU says completed, the
+ * destination is stopped and its figures read: the pages it requested
+ * and the time its vCPUs were blocked on missing pages.  Its guest wrote
+ * on after the switch, so the check is of the test memory only, word by
+ * word: equal to the source's at the switch, or a stamp this vCPU wrote
+ * since (its generation later).  The rest of RAM, the guest's own state,
+ * has changed and is not compared.
+ *
  * The table is QEMU's own figures; it does not report the first harvest
  * or the time spent zero-checking, so those are "-" and JSON null.
  */
@@ -72,6 +83,10 @@ struct qmig {
 	u64 rounds, pages_sent, zero_pages, bytes;
 	u64 verified, mismatches, test_mismatches;
 	const char *not_reported;	/* NULL: "-" in the table, JSON null */
+	/* post-copy: requests, vCPU blocked time at the destination */
+	u64 pulled;
+	double blocktime_ms;
+	json_t *vcpu_blocktime;
 	char version[32];	/* the QEMU's */
 	u64 pad;		/* RAM added for QEMU before 9.0 */
 };
@@ -340,6 +355,7 @@ static int wait_completed(struct qmig *m)
 	m->zero_pages = jint(ram, "duplicate");
 	m->pages_sent = jint(ram, "normal") + m->zero_pages;
 	m->bytes = jint(ram, "transferred");
+	m->pulled = jint(ram, "postcopy-requests");
 	m->wire_mib = (double)m->bytes / MMUB_MIB;
 	json_decref(r);
 	return 0;
@@ -383,6 +399,57 @@ static int both_stopped(struct qmig *m)
 	return 0;
 }
 
+static int set_postcopy(struct side *s, bool blocktime)
+{
+	json_t *caps = json_pack("{s:[{s:s, s:b}]}", "capabilities",
+				 "capability", "postcopy-ram", "state", 1);
+
+	if (blocktime)
+		json_array_append_new(json_object_get(caps, "capabilities"),
+				      json_pack("{s:s, s:b}", "capability",
+						"postcopy-blocktime", "state",
+						1));
+	return exec_ok(s, "migrate-set-capabilities", caps, reply_by());
+}
+
+/* Until QEMU has synced its dirty bitmap @n times. */
+static int wait_syncs(struct qmig *m, u64 n)
+{
+	json_t *r;
+	u64 got;
+
+	for (;;) {
+		r = qmp_exec(&m->src.qmp, "query-migrate", NULL, reply_by());
+		if (!r)
+			return -1;
+		got = jint(json_object_get(r, "ram"), "dirty-sync-count");
+		json_decref(r);
+		if (got >= n)
+			return 0;
+		if (now_ms() > m->deadline)
+			return -1;
+		usleep(1000);
+	}
+}
+
+/*
+ * Post-copy's destination is running: stop it, after reading how long
+ * its vCPUs waited for pages (postcopy-blocktime).
+ */
+static int stop_destination(struct qmig *m)
+{
+	json_t *r;
+
+	r = qmp_exec(&m->dst.qmp, "query-migrate", NULL, reply_by());
+	if (!r)
+		return -1;
+	m->blocktime_ms = (double)jint(r, "postcopy-blocktime");
+	m->vcpu_blocktime = json_incref(json_object_get(r,
+				"postcopy-vcpu-blocktime"));
+	json_decref(r);
+	return exec_ok(&m->dst, "stop", NULL, reply_by());
+}
+
 static int migrate(struct qmig *m)
 {
 	const struct qemu_migrate_opts *o = m->o;
@@ -391,13 +458,24 @@ static int migrate(struct qmig *m)
 				   "downtime-limit",
 				   (json_int_t)o->downtime_ms);
 
+	if (o->postcopy_rounds >= 0 &&
+	    (set_postcopy(&m->dst, true) || set_postcopy(&m->src, false)))
+		return -1;
 	if (exec_ok(&m->dst, "migrate-incoming",
 		    json_pack("{s:s}", "uri", m->uri), reply_by()) ||
 	    exec_ok(&m->src, "migrate-set-parameters", params, reply_by()) ||
 	    exec_ok(&m->src, "migrate", json_pack("{s:s}", "uri", m->uri),
 		    reply_by()))
 		return -1;
-	return wait_completed(m) || both_stopped(m) ? -1 : 0;
+	if (o->postcopy_rounds >= 0 &&
+	    (wait_syncs(m, (u64)o->postcopy_rounds + 1) ||
+	     exec_ok(&m->src, "migrate-start-postcopy", NULL, reply_by())))
+		return -1;
+	if (wait_completed(m))
+		return -1;
+	if (o->postcopy_rounds >= 0 && stop_destination(m))
+		return -1;
+	return both_stopped(m);
 }
 
 /* --debug-skip-page: one byte of that test page changed at the end. */
@@ -475,7 +553,31 @@ static void describe(const struct qmig *m, u64 off, const u8 *a, const u8 *b)
 }
 
 /*
- * Every 4K page of the source's RAM against the destination's.  Under
+ * Post-copy: a word of a test page the destination's guest may have
+ * written since the switch, a stamp (mailbox.h) of one of its vCPUs
+ * with a later generation than what the source held.
+ */
+static bool written_since(const struct qmig *m, u64 src, u64 dst)
+{
+	u64 cpu = dst & 0xff;
+
+	return cpu >= 1 && cpu <= m->c->vm.nr_vcpus &&
+	       (!src || (src & 0xff) == cpu) && (dst >> 40) > (src >> 40);
+}
+
+static bool same_test_page(const struct qmig *m, const u8 *a, const u8 *b)
+{
+	const u64 *x = (const u64 *)a, *y = (const u64 *)b;
+
+	for (u32 i = 0; i < MMUB_SZ_4K / 8; i++)
+		if (x[i] != y[i] && !written_since(m, x[i], y[i]))
+			return false;
+	return true;
+}
+
+/*
+ * Every 4K page of the source's RAM against the destination's (with
+ * --postcopy, of the test memory, see above).  Under
  * -M pc, RAM offset = guest-physical address only below 3.5 GiB, which
  * the sizes here stay under (the message would name the wrong address).
  */
@@ -483,6 +585,7 @@ static int compare(struct qmig *m)
 {
 	u64 len = m->src.cmd.ram_bytes, other = 0;
 	const u8 *a = map_ram(&m->src, len), *b = map_ram(&m->dst, len);
+	bool postcopy = m->o->postcopy_rounds >= 0;
 	int ret = -1;
 
 	if (a && b) {
@@ -490,14 +593,17 @@ static int compare(struct qmig *m)
 			bool in_test = test_page(m, off) >= 0;
 			u64 *n = in_test ? &m->test_mismatches : &other;
 
-			if (!memcmp(a + off, b + off, MMUB_SZ_4K))
+			if (postcopy && !in_test)
+				continue;
+			m->verified++;
+			if (!memcmp(a + off, b + off, MMUB_SZ_4K) ||
+			    (postcopy && same_test_page(m, a + off, b + off)))
 				continue;
 			/* A few of each kind: neither hides the other. */
 			if ((*n)++ < SHOW_MISMATCHES)
 				describe(m, off, a + off, b + off);
 		}
 		m->mismatches = m->test_mismatches + other;
-		m->verified = len / MMUB_SZ_4K;
 		ret = 0;
 	}
 	if (a)
@@ -534,6 +640,19 @@ static void print_table(const struct qmig *m)
 	fields_head(qmig_fields);
 	printf("  %-6s", fmt_size(m->c->vm.guest_page, page, sizeof(page)));
 	fields_row(qmig_fields, m);
+	if (m->o->postcopy_rounds >= 0) {
+		printf("  post-copy after %lld rounds: %llu pages requested "
+		       "by the destination; its vCPUs blocked %.1f ms in all "
+		       "(postcopy-blocktime)\n",
+		       (long long)m->o->postcopy_rounds,
+		       (unsigned long long)m->pulled, m->blocktime_ms);
+		printf("  first harvest: - (QEMU does not report it); "
+		       "destination: %llu test pages checked (the rest of RAM "
+		       "ran on there), %llu differ\n",
+		       (unsigned long long)m->verified,
+		       (unsigned long long)m->mismatches);
+		return;
+	}
 	printf("  first harvest: - (QEMU does not report it); destination: "
 	       "%llu pages checked (all of RAM), %llu differ, %llu of them "
 	       "in the test memory\n", (unsigned long long)m->verified,
@@ -548,14 +667,24 @@ static void write_json(const struct qmig *m)
 	json_t *run = json_object(), *j = json_object();
 
 	doc_begin(&doc, m->c, "migrate",
-		  json_pack("{s:s, s:I, s:i, s:s}", "backend", "qemu",
+		  json_pack("{s:s, s:I, s:i, s:s, s:o}", "backend", "qemu",
 			    "bandwidth", (json_int_t)m->o->bandwidth,
-			    "downtime_ms", m->o->downtime_ms, "to", "local"));
+			    "downtime_ms", m->o->downtime_ms, "to", "local",
+			    "postcopy_rounds", m->o->postcopy_rounds >= 0 ?
+			    json_integer(m->o->postcopy_rounds) :
+			    json_null()));
 	jset(doc.root, "backend", json_string("qemu"));
 	jset(doc.root, "arch", json_string(m->src.cmd.arch));
 	jset(doc.root, "qemu_version", json_string(m->version));
 	jset(doc.root, "qemu_ram_pad", json_integer((json_int_t)m->pad));
 	fields_json(j, qmig_fields, m);
+	if (m->o->postcopy_rounds >= 0)
+		jset(j, "postcopy", json_pack("{s:I, s:I, s:o, s:O}",
+			"rounds_before", (json_int_t)m->o->postcopy_rounds,
+			"pulled", (json_int_t)m->pulled,
+			"blocktime_ms", jnum(m->blocktime_ms),
+			"vcpu_blocktime_ms",
+			m->vcpu_blocktime ?: json_null()));
 	jset(run, "migrate", j);
 	if (json_array_append_new(doc.runs, run))
 		die("out of memory building the JSON document");
@@ -656,7 +785,9 @@ int qemu_migrate(const struct common *c, const struct qemu_migrate_opts *o)
 		    "below 3.5G on x86_64 (-M pc splits RAM there)");
 	qemu_cmd_add(&m.dst.cmd, "-incoming");
 	qemu_cmd_add(&m.dst.cmd, "defer");
-	qemu_cmd_add(&m.dst.cmd, "-S");
+	/* Post-copy's destination runs the vCPUs from the switch on. */
+	if (o->postcopy_rounds < 0)
+		qemu_cmd_add(&m.dst.cmd, "-S");
 	m.deadline = now_ms() + c->vm.watchdog_s * 1e3;
 	if (o->bandwidth)
 		fmt_size(o->bandwidth, bw, sizeof(bw));
@@ -669,6 +800,10 @@ int qemu_migrate(const struct common *c, const struct qemu_migrate_opts *o)
 	printf("migration: QEMU's own, %s%s, downtime limit %u ms, to a "
 	       "second QEMU (Unix socket)\n", o->bandwidth ? bw : "no cap",
 	       o->bandwidth ? "/s" : "", o->downtime_ms);
+	if (o->postcopy_rounds >= 0)
+		printf("post-copy (postcopy-ram) after %lld rounds; the "
+		       "destination's vCPUs run from the switch on\n",
+		       (long long)o->postcopy_rounds);
 	if (m.pad)
 		printf("QEMU %s (before %u.0): RAM 8K longer, so that it logs "
 		       "every TCG write while migrating (upstream 03bfc2188f06)"
@@ -679,11 +814,13 @@ int qemu_migrate(const struct common *c, const struct qemu_migrate_opts *o)
 	progress_end();
 	teardown(&m);
 	if (ret) {
+		json_decref(m.vcpu_blocktime);
 		err_msg("migrate: the migration failed before the check");
 		return 1;
 	}
 	print_table(&m);
 	write_json(&m);
+	json_decref(m.vcpu_blocktime);
 	if (m.mismatches) {
 		err_msg("migrate: %llu of %llu pages differ at the destination",
 			(unsigned long long)m.mismatches,

@@ -14,6 +14,7 @@ struct qemu_migrate_opts {
 	u64 bandwidth;		/* bytes/s; 0: no cap */
 	u32 downtime_ms;	/* QEMU's downtime-limit */
 	s64 corrupt_page;	/* test page to flip at the destination, -1 */
+	s64 postcopy_rounds;	/* post-copy after that many rounds, -1 */
 };
 
 /*

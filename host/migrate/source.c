@@ -14,6 +14,11 @@
  *            has it all is the downtime.
  *  check     the destination's hash of every page against the source's;
  *            a mismatch names slot, gfn and the round that last sent it.
+ *
+ * With --postcopy N: N rounds (0 allowed) whatever the rate, then the
+ * vCPUs stop, the last harvest names what the destination lacks, the
+ * destination's hashes check the rest, and postcopy.c runs the vCPUs
+ * on while the lacking pages arrive.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,6 +129,8 @@ static int precopy(struct vm *vm, struct mig *m)
 	if (m->p->mode != DLOG_CLEAR_INIT_SET)
 		memset(m->pending, 0xff, (m->pages + 63) / 64 * 8);
 	for (;;) {
+		if (m->p->postcopy && r > m->p->postcopy_rounds)
+			break;
 		t = now_ms();
 		bytes = m->w.bytes;
 		if (send_round(m, r))
@@ -134,14 +141,25 @@ static int precopy(struct vm *vm, struct mig *m)
 			return -1;
 		n = harvest(vm, m);
 		progress(m, r, n, rate);
-		if (++r > m->p->max_rounds || converged(m->p, n, rate))
+		if ((++r > m->p->max_rounds || converged(m->p, n, rate)) &&
+		    !m->p->postcopy)
 			break;
 	}
-	progress_detail("stop and copy, round %u", r);
+	progress_detail("%s, round %u", m->p->postcopy ? "switch" :
+			"stop and copy", r);
 	m->stop_ms = now_ms();
 	if (next_window(vm, m) || (!m->p->idle && vm_stop_loop(vm)))
 		return -1;
 	harvest(vm, m);
+	if (m->p->postcopy) {
+		/* --debug-skip-page: post-copy's source never sends it. */
+		if (m->p->skip >= 0)
+			bitmap_assign(m->pending, (u64)m->p->skip, true);
+		/* The switch: what a destination has to run, no pages. */
+		m->downtime_ms = now_ms() - m->stop_ms;
+		m->rounds = r - 1;
+		return send_msg(m, WIRE_DONE, r, 0) || wire_flush(&m->w);
+	}
 	if (send_round(m, r) || send_msg(m, WIRE_DONE, r, 0) ||
 	    wire_flush(&m->w))
 		return -1;
@@ -181,6 +199,9 @@ static int check(const struct vm *vm, struct mig *m)
 	    wire_read(m->w.fd, h, m->pages * sizeof(u64)))
 		goto out;
 	for (u64 p = 0; p < m->pages; p++) {
+		/* Post-copy sends these after the check, checked there. */
+		if (m->p->postcopy && bitmap_test(m->pending, p))
+			continue;
 		if (h[p] == wire_page_hash(m->mem + p * MMUB_SZ_4K))
 			continue;
 		if (m->mismatches++ >= 4)
@@ -193,19 +214,26 @@ static int check(const struct vm *vm, struct mig *m)
 		describe(vm, m, p, page);
 	}
 	m->verified = m->pages;
+	if (m->p->postcopy)
+		m->verified -= bitmap_weight(m->pending, m->pages);
 	ret = 0;
 out:
 	free(h);
 	return ret;
 }
 
-/* After DONE: the destination's ack ends the downtime. */
-static int finish(const struct vm *vm, struct mig *m)
+/*
+ * After DONE: the destination's ack ends the downtime (post-copy's ended
+ * at the switch), and its hashes check what it holds.
+ */
+static int finish(struct vm *vm, struct mig *m)
 {
 	struct wire_msg msg;
 
 	if (wire_read(m->w.fd, &msg, sizeof(msg)) || msg.type != WIRE_ACK)
 		return -1;
+	if (m->p->postcopy)
+		return check(vm, m) || mig_postcopy_run(vm, m) ? -1 : 0;
 	m->downtime_ms = now_ms() - m->stop_ms;
 	m->total_ms = now_ms() - m->start_ms;
 	m->wire_mib = (double)m->w.bytes / MMUB_MIB;

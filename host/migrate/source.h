@@ -11,6 +11,7 @@
 #include "vmm/vmm.h"
 #include "kernel/dirty_log.h"
 #include "migrate/wire.h"
+#include "framework/scenario.h"
 
 struct mig_params {
 	enum dlog_mode mode;
@@ -20,6 +21,22 @@ struct mig_params {
 	s64 skip;		/* a page never sent (debug), or -1 */
 	s64 drop;		/* --debug-drop-dirty harvest, or -1 */
 	bool idle;		/* the vCPUs run no loop */
+	bool postcopy;		/* --postcopy: switch after postcopy_rounds */
+	u32 postcopy_rounds;	/* pre-copy rounds before the switch, 0.. */
+};
+
+/* The post-copy phase's results (postcopy.c). */
+struct mig_postcopy {
+	u64 pages;		/* the destination lacked them at the switch */
+	u64 pulled;		/* asked for on a vCPU's fault, then installed */
+	u64 pushed;		/* installed as the source pushed them, unasked */
+	u64 faults;		/* userfaultfd faults read (pages x vCPUs) */
+	u64 missing;		/* never arrived: named, zero-filled */
+	u64 bad;		/* arrived different from the source's: named */
+	u64 bytes;		/* its stream */
+	double staging_ms;	/* the model's own work at the switch */
+	double postcopy_ms;	/* resume until the destination has it all */
+	struct mmub_hist pull_ns; /* a pulled page: fault read to installed */
 };
 
 struct mig {
@@ -28,7 +45,9 @@ struct mig {
 	u64 pages_sent, zero_pages, first_harvest;
 	double total_ms, downtime_ms, zero_check_ms, wire_mib;
 	u64 verified, mismatches;
+	struct mig_postcopy pc;
 	/* the caller's */
+	struct run *run;	/* the post-copy phase goes in it */
 	const struct mig_params *p;
 	struct wire w;
 	struct dlog *d;
@@ -51,5 +70,14 @@ struct mig {
  * stream or the VM failed.
  */
 int mig_source_run(struct vm *vm, struct mig *m);
+
+/*
+ * --postcopy (postcopy.c): the vCPUs stopped after the last harvest, the
+ * pages @m->pending the destination lacks; run them where the
+ * destination's vCPUs run, pulled on faults and pushed, each checked.
+ * 0, or -1 if the stream, the VM or userfaultfd failed (a wrong or
+ * missing page is counted in m->mismatches and named, not -1).
+ */
+int mig_postcopy_run(struct vm *vm, struct mig *m);
 
 #endif

@@ -12,6 +12,11 @@
  * the content, and only then do the working set's writes and logging
  * start.  Whoever trusts a first harvest of mapped pages loses the
  * history the working set does not rewrite; the check counts it.
+ *
+ * --postcopy N switches after N pre-copy rounds: the vCPUs go on at the
+ * destination, which pulls the pages it lacks on their faults while the
+ * source pushes the rest (migrate/postcopy.c; with --backend qemu,
+ * QEMU's postcopy-ram).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,6 +35,7 @@
 #include "framework/page_rows.h"
 #include "scenarios/scenarios.h"
 #include "backend/qemu_migrate.h"
+#include "kernel/uffd.h"
 
 /* Linux 6.1; older C libraries do not name it. */
 #ifndef MADV_COLLAPSE
@@ -38,7 +44,7 @@
 
 enum {
 	O_MODE = 512, O_BANDWIDTH, O_DOWNTIME, O_MAX_ROUNDS, O_TO, O_SKIP,
-	O_TABLE, O_INVALIDATE, O_IDLE, O_BACKEND, O_DROP,
+	O_TABLE, O_INVALIDATE, O_IDLE, O_BACKEND, O_DROP, O_POSTCOPY,
 };
 
 enum invalidate { INV_OFF, INV_NONE, INV_MPROTECT, INV_COLLAPSE };
@@ -72,9 +78,15 @@ static const struct opt opts[] = {
 	{ "idle", O_IDLE, no_argument, NULL,
 	  "the vCPUs write their working set, then idle while it migrates "
 	  "(seed 000's setting: the memory pressure was written before)" },
+	{ "postcopy", O_POSTCOPY, required_argument, "N",
+	  "post-copy after N pre-copy rounds (0..10000): the vCPUs then run "
+	  "at the destination, which pulls the pages it lacks on their "
+	  "faults (userfaultfd) while the source pushes the rest; "
+	  "anonymous or shmem backings, a receiver here" },
 	{ "debug-skip-page", O_SKIP, required_argument, "P",
 	  "never send test page P: the check must fail, naming it (with "
-	  "--backend qemu: flip a byte of it at the destination after the "
+	  "--postcopy: sent in no round of either phase; with --backend "
+	  "qemu: flip a byte of it at the destination after the "
 	  "migration)" },
 	{ "debug-drop-dirty", O_DROP, required_argument, "H",
 	  "lose one page KVM reports in harvest H (0: the first), one a vCPU "
@@ -94,6 +106,7 @@ static struct {
 	int to_fd;		/* --to's connection, made before the VM */
 	bool qemu;
 	bool rounds_set;	/* no meaning for QEMU */
+	bool downtime_set;	/* nor for post-copy */
 } o = {
 	.mp = { .mode = DLOG_CLEAR_INIT_SET, .downtime_ms = 300,
 		.max_rounds = 30, .skip = -1, .drop = -1 },
@@ -114,6 +127,12 @@ static void parse(int key, const char *arg)
 	case O_DOWNTIME:
 		o.mp.downtime_ms = (u32)parse_u64("--downtime-ms", arg, 1,
 						  100000);
+		o.downtime_set = true;
+		break;
+	case O_POSTCOPY:
+		o.mp.postcopy_rounds = (u32)parse_u64("--postcopy", arg, 0,
+						      10000);
+		o.mp.postcopy = true;
 		break;
 	case O_MAX_ROUNDS:
 		o.mp.max_rounds = (u32)parse_u64("--max-rounds", arg, 1,
@@ -195,6 +214,33 @@ static void validate_qemu(struct common *c)
 	c->no_kvm = true;
 }
 
+/*
+ * Post-copy runs the destination's vCPUs here (postcopy.c), on memory
+ * userfaultfd can leave missing 4K at a time.
+ */
+static void validate_postcopy(struct common *c)
+{
+	const char *bad = o.to ? "--to" : o.table ? "--table" :
+			  o.mp.idle ? "--idle" :
+			  o.rounds_set ? "--max-rounds" :
+			  o.downtime_set ? "--downtime-ms" : NULL;
+	const char *why;
+
+	if (bad)
+		die("--postcopy: not with %s (the destination's vCPUs run in "
+		    "this process, after exactly N rounds, and fault on what "
+		    "it lacks)", bad);
+	if (backing_is_hugetlb(c->vm.backing))
+		die("--postcopy: backing %s: hugetlb pages arrive whole, not "
+		    "in 4K pages (use anonymous, anonymous_thp, shmem or "
+		    "memfd)", backing_names[c->vm.backing]);
+	why = uffd_unavailable(UFFD_MISSING, false);
+	if (why)
+		die("--postcopy: %s", why);
+	/* The vCPUs' access latency in the post-copy phase. */
+	c->vm.wl.flags |= MMUB_WL_LATENCY;
+}
+
 static void validate(struct common *c)
 {
 	u64 pages = c->vm.vcpu_bytes * c->vm.nr_vcpus / MMUB_SZ_4K;
@@ -206,6 +252,8 @@ static void validate(struct common *c)
 		validate_qemu(c);
 		return;
 	}
+	if (o.mp.postcopy)
+		validate_postcopy(c);
 	/* Pages written once per window, which no later write can hide. */
 	if (!o.mp.idle)
 		oracle_shape(&c->vm);
@@ -368,6 +416,74 @@ static int migrate_once(struct vm *vm, struct run *run, struct mig *m)
 	return mig_source_run(vm, m);
 }
 
+static double q_us(const struct mmub_hist *h, u32 ppm)
+{
+	return h->count ? mmub_hist_quantile(h, ppm) / 1e3 : 0;
+}
+
+/*
+ * The post-copy phase: what the destination lacked and how it came, the
+ * pulls' latency from the fault to the page installed.
+ */
+static json_t *postcopy_json(const struct mig_postcopy *pc)
+{
+	const struct mmub_hist *h = &pc->pull_ns;
+
+	return json_pack("{s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, "
+			 "s:{s:o, s:o, s:o, s:o}}",
+			 "rounds_before", (int)o.mp.postcopy_rounds,
+			 "pages", (json_int_t)pc->pages,
+			 "pulled", (json_int_t)pc->pulled,
+			 "pushed", (json_int_t)pc->pushed,
+			 "faults", (json_int_t)pc->faults,
+			 "missing", (json_int_t)pc->missing,
+			 "bad", (json_int_t)pc->bad,
+			 "bytes", (json_int_t)pc->bytes,
+			 "postcopy_ms", jnum(pc->postcopy_ms),
+			 "staging_ms", jnum(pc->staging_ms),
+			 "pull_latency", "p50_us", jnum(q_us(h, 500000)),
+			 "p99_us", jnum(q_us(h, 990000)),
+			 "p999_us", jnum(q_us(h, 999000)),
+			 "max_us", jnum(h->count ? h->max / 1e3 : 0));
+}
+
+static void print_postcopy(const struct mig_postcopy *pc)
+{
+	const struct mmub_hist *h = &pc->pull_ns;
+
+	printf("  post-copy: %.1f ms; the destination lacked %llu pages: "
+	       "%llu pulled on the vCPUs' %llu faults, %llu pushed; pull "
+	       "latency p50 %.1f us, p99 %.1f us, max %.1f us (the model's "
+	       "staging, %.1f ms, not counted)\n", pc->postcopy_ms,
+	       (unsigned long long)pc->pages, (unsigned long long)pc->pulled,
+	       (unsigned long long)pc->faults, (unsigned long long)pc->pushed,
+	       q_us(h, 500000), q_us(h, 990000),
+	       h->count ? h->max / 1e3 : 0, pc->staging_ms);
+}
+
+/* The vCPUs' accesses over the post-copy phase, all vCPUs together. */
+static void print_access(const struct vm *vm, const struct run *run)
+{
+	const struct phase *ph = NULL;
+	struct mmub_hist all;
+
+	for (u32 k = 0; k < run->nph; k++)
+		if (!strcmp(run->ph[k].name, "postcopy"))
+			ph = &run->ph[k];
+	if (!ph || !ph->lat)
+		return;
+	mmub_hist_reset(&all);
+	for (u32 i = 0; i < ph->nr_vcpus; i++)
+		mmub_hist_merge(&all, &ph->lat[i]);
+	printf("  the vCPUs' %llu accesses during it: p50 %.2f us, p99 %.2f "
+	       "us, p99.9 %.2f us, max %.1f us\n",
+	       (unsigned long long)all.count,
+	       cycles_to_ns(vm, mmub_hist_quantile(&all, 500000)) / 1e3,
+	       cycles_to_ns(vm, mmub_hist_quantile(&all, 990000)) / 1e3,
+	       cycles_to_ns(vm, mmub_hist_quantile(&all, 999000)) / 1e3,
+	       cycles_to_ns(vm, all.max) / 1e3);
+}
+
 /* "page" files the run under its table row in compare. */
 static void mig_json(const struct vm *vm, json_t *run, const struct mig *m)
 {
@@ -376,7 +492,10 @@ static void mig_json(const struct vm *vm, json_t *run, const struct mig *m)
 
 	fields_json(j, mig_fields, m);
 	fields_json(j, mig_json_fields, m);
-	jset(j, "bytes", json_integer((json_int_t)m->w.bytes));
+	jset(j, "bytes", json_integer((json_int_t)(m->w.bytes +
+						     m->pc.bytes)));
+	if (o.mp.postcopy)
+		jset(j, "postcopy", postcopy_json(&m->pc));
 	jset(run, "migrate", j);
 	jset(run, "page", json_string(fmt_size(vm->p.guest_page, page,
 						sizeof(page))));
@@ -389,13 +508,18 @@ static void print_row(const char *name, const struct mig *m)
 	fields_row(mig_fields, m);
 }
 
-static void print_mig(const struct vm *vm, const struct mig *m)
+static void print_mig(const struct vm *vm, const struct run *run,
+		      const struct mig *m)
 {
 	char page[16];
 
 	printf("  %-6s", "page");
 	fields_head(mig_fields);
 	print_row(fmt_size(vm->p.guest_page, page, sizeof(page)), m);
+	if (o.mp.postcopy) {
+		print_postcopy(&m->pc);
+		print_access(vm, run);
+	}
 	printf("  first harvest: %llu pages reported; destination: %llu "
 	       "pages checked, %llu differ\n",
 	       (unsigned long long)m->first_harvest,
@@ -412,7 +536,7 @@ static int once(struct vm *vm, struct run *run, u32 index, void *arg)
 
 	*m = (struct mig){
 		.p = &o.mp, .d = &d, .pages = vm->test.size / MMUB_SZ_4K,
-		.mem = vm->test.hva,
+		.mem = vm->test.hva, .run = run,
 	};
 	fd = o.to ? o.to_fd : spawn_receiver(&child);
 	wire_init(&m->w, fd, (double)o.mp.bandwidth);
@@ -426,7 +550,7 @@ static int once(struct vm *vm, struct run *run, u32 index, void *arg)
 	if (!ret) {
 		mig_json(vm, run->json, m);
 		if (!arg)
-			print_mig(vm, m);
+			print_mig(vm, run, m);
 	}
 	if (!ret && m->mismatches) {
 		err_msg("migrate: %llu of %llu pages differ at the destination "
@@ -496,12 +620,14 @@ static void mig_row_done(u32 r, const char *na, void *arg)
 
 static json_t *config(void)
 {
-	return json_pack("{s:s, s:I, s:i, s:i, s:s, s:b, s:s, s:b}", "dirty_mode",
-			 dlog_mode_names[o.mp.mode], "bandwidth",
+	return json_pack("{s:s, s:I, s:i, s:i, s:s, s:b, s:s, s:b, s:o}",
+			 "dirty_mode", dlog_mode_names[o.mp.mode], "bandwidth",
 			 (json_int_t)o.mp.bandwidth, "downtime_ms",
 			 o.mp.downtime_ms, "max_rounds", o.mp.max_rounds,
 			 "to", o.to ? o.to : "local", "table", o.table,
-			 "invalidate", inv_names[o.inv], "idle", o.mp.idle);
+			 "invalidate", inv_names[o.inv], "idle", o.mp.idle,
+			 "postcopy_rounds", o.mp.postcopy ?
+			 json_integer(o.mp.postcopy_rounds) : json_null());
 }
 
 static int run_table(const struct common *c)
@@ -540,6 +666,7 @@ static int run(struct common *c)
 	struct qemu_migrate_opts q = {
 		.bandwidth = o.mp.bandwidth, .downtime_ms = o.mp.downtime_ms,
 		.corrupt_page = o.mp.skip,
+		.postcopy_rounds = o.mp.postcopy ? (s64)o.mp.postcopy_rounds : -1,
 	};
 	char bw[32];
 
@@ -548,11 +675,20 @@ static int run(struct common *c)
 	report_header(&c->vm, "migrate");
 	if (o.mp.bandwidth)
 		fmt_size(o.mp.bandwidth, bw, sizeof(bw));
-	printf("migration: --mode %s, %s%s, downtime %u ms, at most %u "
-	       "rounds, to %s\n", dlog_mode_names[o.mp.mode],
-	       o.mp.bandwidth ? bw : "no cap", o.mp.bandwidth ? "/s" : "",
-	       o.mp.downtime_ms, o.mp.max_rounds,
-	       o.to ? o.to : "a receiver process (Unix socket)");
+	if (o.mp.postcopy)
+		printf("migration: --mode %s, %s%s, post-copy after %u "
+		       "pre-copy rounds, to a receiver process (Unix socket); "
+		       "the vCPUs then run here as the destination's\n",
+		       dlog_mode_names[o.mp.mode],
+		       o.mp.bandwidth ? bw : "no cap",
+		       o.mp.bandwidth ? "/s" : "", o.mp.postcopy_rounds);
+	else
+		printf("migration: --mode %s, %s%s, downtime %u ms, at most %u "
+		       "rounds, to %s\n", dlog_mode_names[o.mp.mode],
+		       o.mp.bandwidth ? bw : "no cap",
+		       o.mp.bandwidth ? "/s" : "", o.mp.downtime_ms,
+		       o.mp.max_rounds,
+		       o.to ? o.to : "a receiver process (Unix socket)");
 	if (o.mp.idle)
 		printf("the vCPUs write their working set, then idle\n");
 	if (o.inv != INV_OFF)
@@ -582,6 +718,16 @@ static const struct metric_def metrics[] = {
 	  BETTER_LOWER },
 	{ "mismatches", "results.runs[].migrate.mismatches", "pages",
 	  BETTER_LOWER },
+	{ "postcopy_ms", "results.runs[].migrate.postcopy.postcopy_ms", "ms",
+	  BETTER_LOWER, 25 },
+	{ "postcopy_pulled", "results.runs[].migrate.postcopy.pulled",
+	  "pages" },
+	{ "postcopy_pull_p99_us",
+	  "results.runs[].migrate.postcopy.pull_latency.p99_us", "us",
+	  BETTER_LOWER, 50 },
+	{ "postcopy_latency_p99_ns_max",
+	  "max:results.runs[].phases[name=postcopy].vcpus[].latency_ns.p99",
+	  "ns", BETTER_LOWER, 50 },
 	{ NULL }
 };
 
@@ -590,9 +736,10 @@ static const char *const row_keys[] = { "page", NULL };
 
 const struct scenario scenario_migrate = {
 	.name = "migrate",
-	.help = "pre-copy live migration while the vCPUs write, to a "
-		"receiver process or --to HOST:PORT, at --bandwidth; the "
-		"destination checked page by page (seed 000's second table)",
+	.help = "pre-copy (or --postcopy) live migration while the vCPUs "
+		"write, to a receiver process or --to HOST:PORT, at "
+		"--bandwidth; the destination checked page by page (seed "
+		"000's second table)",
 	.opts = opts,
 	.parse = parse,
 	.validate = validate,
