@@ -95,7 +95,8 @@ EOF
 @test "tools/peer/dirty_log_perf_test.awk: the peer's lines as a dirty-log document; a missing line or run fails" {
 	local d=$BATS_TEST_TMPDIR conv
 	conv=(awk -v vcpus=1 -v bytes=16777216 -v iterations=2 -v mode=clear-init-set
-	      -v kernel=6.1.0 -v mmu=tdp_mmu -f "$ROOT/tools/peer/dirty_log_perf_test.awk")
+	      -v kernel=6.1.0 -v mmu=tdp_mmu -f "$ROOT/tools/peer/common.awk"
+	      -f "$ROOT/tools/peer/dirty_log_perf_test.awk")
 	peer_lines 0.005803960s >"$d/1.txt"
 	peer_lines 1.250000000s >"$d/2.txt"
 	run "${conv[@]}" -v runs=2 "$d/1.txt" "$d/2.txt"
@@ -127,7 +128,8 @@ EOF
 @test "tools/peer/demand_paging_test.awk: 6.1's and 6.12's lines as a demand-paging document; a missing line or run fails" {
 	local d=$BATS_TEST_TMPDIR conv
 	conv=(awk -v vcpus=2 -v bytes=16777216 -v mode=missing -v kernel=6.1.0
-	      -v mmu=tdp_mmu -f "$ROOT/tools/peer/demand_paging_test.awk")
+	      -v mmu=tdp_mmu -f "$ROOT/tools/peer/common.awk"
+	      -f "$ROOT/tools/peer/demand_paging_test.awk")
 	# 6.1 separates with a space (and divides its nanoseconds by 1e8);
 	# 6.12 with a tab.
 	printf 'Total guest execution time: 0.250000000s\nOverall demand paging rate: 3276.800000 pgs/sec\n' >"$d/1.txt"

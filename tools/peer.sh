@@ -44,9 +44,9 @@
 # --uffd-mode demand_paging_test's.
 #
 # DIR holds runs/peer-I.txt (the peer's output), runs/mmubench-I.{txt,json},
-# peer.json (tools/peer/TEST.awk of the peer's runs), mmubench.json (merged),
-# compare.txt and compare.json ("mmubench compare"), boot.log (the boot's
-# stderr) and make.log.
+# peer.json (tools/peer/TEST.awk, after common.awk, of the peer's runs),
+# mmubench.json (merged), compare.txt and compare.json ("mmubench
+# compare"), boot.log (the boot's stderr) and make.log.
 #
 # The peer is built statically (aarch64-linux-gnu-gcc for arm64) in
 # ${MMUBENCH_CACHE:-~/.cache/mmubench}/kernel/peer-ARCH: a `cp -al` of the
@@ -333,7 +333,8 @@ else
 fi
 awk -v runs="$runs" -v vcpus="$vcpus" -v bytes="$bytes" "${awk_vars[@]}" \
 	-v kernel="$(cat "$out/runs/kernel.txt" 2>/dev/null)" -v mmu="$mmu" \
-	-f "$here/peer/$test.awk" "${peer_files[@]}" >"$out/peer.json.tmp" ||
+	-f "$here/peer/common.awk" -f "$here/peer/$test.awk" "${peer_files[@]}" \
+	>"$out/peer.json.tmp" ||
 	die "the peer's output did not convert (tools/peer/$test.awk); see $out/runs/"
 mv "$out/peer.json.tmp" "$out/peer.json"
 
