@@ -1,8 +1,10 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
-# tools/peer.sh: the kernel's dirty_log_perf_test beside "mmubench dirty-log"
-# in one nested boot, through "mmubench compare"; tools/peer/dirty_log_perf_test.awk, which
-# turns the peer's lines into the document compare reads; bad input.
+# tools/peer.sh: the kernel's selftests (dirty_log_perf_test,
+# demand_paging_test, pre_fault_memory_test) beside the mmubench scenario
+# that measures the same, in one nested boot, through "mmubench compare";
+# tools/peer/TEST.awk, which turns the peer's lines into the document
+# compare reads; bad input.
 load helpers
 
 # The table's rows, "METRIC|ROW|nA|nB|B/A", from compare's output.
@@ -95,7 +97,8 @@ EOF
 @test "tools/peer/dirty_log_perf_test.awk: the peer's lines as a dirty-log document; a missing line or run fails" {
 	local d=$BATS_TEST_TMPDIR conv
 	conv=(awk -v vcpus=1 -v bytes=16777216 -v iterations=2 -v mode=clear-init-set
-	      -v kernel=6.1.0 -v mmu=tdp_mmu -f "$ROOT/tools/peer/dirty_log_perf_test.awk")
+	      -v kernel=6.1.0 -v mmu=tdp_mmu -f "$ROOT/tools/peer/common.awk"
+	      -f "$ROOT/tools/peer/dirty_log_perf_test.awk")
 	peer_lines 0.005803960s >"$d/1.txt"
 	peer_lines 1.250000000s >"$d/2.txt"
 	run "${conv[@]}" -v runs=2 "$d/1.txt" "$d/2.txt"
@@ -127,7 +130,8 @@ EOF
 @test "tools/peer/demand_paging_test.awk: 6.1's and 6.12's lines as a demand-paging document; a missing line or run fails" {
 	local d=$BATS_TEST_TMPDIR conv
 	conv=(awk -v vcpus=2 -v bytes=16777216 -v mode=missing -v kernel=6.1.0
-	      -v mmu=tdp_mmu -f "$ROOT/tools/peer/demand_paging_test.awk")
+	      -v mmu=tdp_mmu -f "$ROOT/tools/peer/common.awk"
+	      -f "$ROOT/tools/peer/demand_paging_test.awk")
 	# 6.1 separates with a space (and divides its nanoseconds by 1e8);
 	# 6.12 with a tab.
 	printf 'Total guest execution time: 0.250000000s\nOverall demand paging rate: 3276.800000 pgs/sec\n' >"$d/1.txt"
@@ -167,6 +171,104 @@ EOF
 	assert_json "$out/mmubench.json" 'all(.results.runs[]; .demand_paging.pages_supplied == 8192)'
 }
 
+# One run of 6.12's pre_fault_memory_test under tools/peer.sh's "traced",
+# as captured in a nested x86_64 boot: the test's output, the trace of
+# its KVM_PRE_FAULT_MEMORY ioctls in three VMs, its exit status.
+PF_RUN=$ROOT/test/fixtures/peer/pre_fault_memory_test-6.12-x86_64.txt
+
+@test "tools/peer/pre_fault_memory_test.awk: a traced run as a touch document with prefault_ms; a failed or malformed run fails" {
+	local d=$BATS_TEST_TMPDIR conv
+	conv=(awk -v vcpus=1 -v bytes=2101248 -v kernel=6.12.118 -v mmu=tdp_mmu
+	      -f "$ROOT/tools/peer/common.awk"
+	      -f "$ROOT/tools/peer/pre_fault_memory_test.awk")
+	cp "$PF_RUN" "$d/1.txt"
+	cp "$PF_RUN" "$d/2.txt"
+	run "${conv[@]}" -v runs=2 "$d/1.txt" "$d/2.txt"
+	assert_success
+	echo "$output" >"$d/peer.json"
+	assert_json "$d/peer.json" '.scenario == "touch" and .config.prefault == true and
+		.env.program == "pre_fault_memory_test" and (.results.runs | length) == 2'
+	# The default VM's two ioctls that mapped its memory: 2 MiB from
+	# 4.661759 s to 4.682104 s, then 8 KiB (4K mapped) from 4.682349 s to
+	# 4.682937 s; the two -ENOENT after them are not counted.
+	assert_json_eq "$d/peer.json" '.results.runs[0].prefault_ms' 20.933
+	assert_json_eq "$d/peer.json" '.results.runs[0].prefault_bytes' 2101248
+	assert_json "$d/peer.json" '.results.runs[1].vm_prefault_ms == [20.933, 16.851, 69.163]'
+	run "$MMUBENCH" compare "$d/peer.json" "$d/peer.json" --metric 'results.runs[].prefault_ms'
+	assert_success
+	assert_line --regexp '^  all +2 +2 +20\.93 +20\.93 +1\.000 '
+	# The fault guarded against: a trace that does not show the whole
+	# memory mapped (here the ioctl of its last page lost) is no figure.
+	grep -v 'gpa=0xfcffe00000 size=0x2000' "$PF_RUN" >"$d/2.txt"
+	run "${conv[@]}" -v runs=2 "$d/1.txt" "$d/2.txt"
+	assert_failure
+	assert_output "tools/peer/pre_fault_memory_test.awk: $d/2.txt: ioctl 2 of 9 asks from 0xfcffe01000, not within what ioctl 1 asked (0xfcffc00000+0x200000): an ioctl lost?"
+	# The test failed; the probes were not set (no trace); an ioctl
+	# without its return; a line that is not the trace's.
+	sed 's/^@@ exit status 0$/@@ exit status 1/' "$PF_RUN" >"$d/2.txt"
+	run "${conv[@]}" -v runs=2 "$d/1.txt" "$d/2.txt"
+	assert_failure
+	assert_output "tools/peer/pre_fault_memory_test.awk: $d/2.txt: the test failed (exit status 1)"
+	printf 'Random seed: 0x6b8b4567\ntraced: the kprobes on kvm_vcpu_ioctl could not be set\n' >"$d/2.txt"
+	run "${conv[@]}" -v runs=2 "$d/1.txt" "$d/2.txt"
+	assert_failure
+	assert_output "tools/peer/pre_fault_memory_test.awk: $d/2.txt: no \"@@ trace\" line (did the probes or the run fail?)"
+	sed '/5\.185042: pf_enter/q' "$PF_RUN" >"$d/2.txt"
+	echo '@@ exit status 0' >>"$d/2.txt"
+	run "${conv[@]}" -v runs=2 "$d/1.txt" "$d/2.txt"
+	assert_failure
+	assert_output "tools/peer/pre_fault_memory_test.awk: $d/2.txt: an ioctl of pid 68 did not return in the trace"
+	sed 's/^\(.*4\.683015: pf_exit\)/CPU:1 [LOST 3 EVENTS]\n\1/' "$PF_RUN" >"$d/2.txt"
+	run "${conv[@]}" -v runs=2 "$d/1.txt" "$d/2.txt"
+	assert_failure
+	assert_output "tools/peer/pre_fault_memory_test.awk: $d/2.txt: line 17: not a line of the trace: CPU:1 [LOST 3 EVENTS]"
+	run "${conv[@]}" -v runs=3 "$d/1.txt" "$d/1.txt"
+	assert_failure
+	assert_output "tools/peer/pre_fault_memory_test.awk: 2 runs read, expected 3 (an empty file?)"
+}
+
+@test "tools/peer.sh --test pre_fault_memory_test: a base or arch whose selftests lack it is one line, exit 2, before any boot" {
+	local a out=$BATS_TEST_TMPDIR/peer
+	[[ -f /usr/src/linux-source-6.1.tar.xz && -f /usr/src/linux-source-6.12.tar.xz ]] ||
+		fail "no linux-source-6.1 and 6.12 (ci/deps.sh installs them)"
+	run --separate-stderr "$ROOT/tools/peer.sh" --test pre_fault_memory_test --arch x86_64 --out "$out"
+	assert_equal "$status" 2
+	assert_equal "$output" ""
+	assert_equal "$stderr" "tools/peer.sh: error: --test pre_fault_memory_test: linux-source-6.1's selftests do not build it for x86_64 (no 'TEST_GEN_PROGS_x86_64 += pre_fault_memory_test' in tools/testing/selftests/kvm/Makefile)"
+	run --separate-stderr "$ROOT/tools/peer.sh" --test pre_fault_memory_test --kernel 6.12 --arch arm64 --out "$out"
+	assert_equal "$status" 2
+	assert_equal "$stderr" "tools/peer.sh: error: --test pre_fault_memory_test: linux-source-6.12's selftests do not build it for arm64 (no 'TEST_GEN_PROGS_aarch64 += pre_fault_memory_test' in tools/testing/selftests/kvm/Makefile)"
+	assert_not_exists "$out"
+	# Its one size is the test's own.
+	for a in "-v 2" "-b 4m"; do
+		# shellcheck disable=SC2086 # the option and its value
+		run --separate-stderr "$ROOT/tools/peer.sh" --test pre_fault_memory_test --kernel 6.12 $a
+		assert_equal "$status" 2
+		assert_equal "$stderr" "tools/peer.sh: error: ${a%% *}: pre_fault_memory_test has its own size (one vCPU, 2 MiB + 4 KiB), not settable"
+	done
+}
+
+@test "tools/peer.sh --test pre_fault_memory_test: the peer and mmubench touch --prefault side by side in one nested 6.12 boot" {
+	require_series original x86_64 6.12
+	local out=$BATS_TEST_TMPDIR/peer
+	peer_run --test pre_fault_memory_test --kernel 6.12 --arch x86_64 --runs 2 --out "$out"
+	assert_success
+	assert_line --regexp '^tools/peer.sh: 2 runs each of pre_fault_memory_test and mmubench touch -v 1 -b 2052k --prefault --no-populate -i 0 -w 0 --no-latency, '
+	assert_line --regexp '^  A = pre_fault_memory_test: .*/peer.json, 2 runs, kernel 6\.12\.'
+	assert_line --regexp '^  B = mmubench: .*/mmubench.json, 2 runs, kernel 6\.12\.'
+	run table_rows "$out/compare.txt"
+	assert_success
+	assert_output --regexp '^results\.runs\[\]\.prefault_ms\|all\|2\|2\|[0-9]+\.[0-9]+$'
+	assert_json "$out/compare.json" '(.rows | length) == 1 and
+		all(.rows[]; (.ratio | type) == "number" and .a.n == 2 and .b.n == 2)'
+	# Both sides mapped the same 513 4K pages: the peer's every VM
+	# (checked by the conversion), mmubench's by KVM's stats; and its
+	# reading pass built no more mappings.
+	assert_json "$out/peer.json" 'all(.results.runs[]; .prefault_bytes == 2101248 and (.vm_prefault_ms | length) == 3)'
+	assert_json "$out/mmubench.json" 'all(.results.runs[]; .prefault_pages == {"4k": 513, "2m": 0, "1g": 0} and
+		([.phases[] | select(.name == "populate") | .vm_stats.pages_4k] == [0]))'
+}
+
 @test "tools/peer.sh: bad input is one line naming the option, exit 2; --help on stdout" {
 	local a
 	for a in "-z" "--vcpus 2" "-v 0" "-v 65" "-i 1" "-b 12x" "--mode ring" \
@@ -185,6 +287,7 @@ EOF
 	run --separate-stderr "$ROOT/tools/peer.sh" --help
 	assert_success
 	assert_line --regexp '^   tools/peer.sh \[--test T\] \[--kernel 6\.1\|6\.12\] \[--arch x86_64\|arm64\]'
+	assert_line --partial 'pre_fault_memory_test'
 	assert_equal "$stderr" ""
 	run --separate-stderr "$ROOT/tools/peer.sh" --test demand_paging_test --uffd-mode minor
 	assert_equal "$stderr" "tools/peer.sh: error: --uffd-mode minor: -s anonymous has no file (use shmem or shared_hugetlb)"

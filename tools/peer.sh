@@ -14,14 +14,23 @@
 #   demand_paging_test   "mmubench demand-paging" with the same -v, -b, -s
 #                        and userfaultfd mode: the demand pass's time and
 #                        its paging rate (the guest's 4K pages over it)
+#   pre_fault_memory_test  (6.12, x86_64) "mmubench touch --prefault" of the
+#                        test's own size, one vCPU and 2 MiB + 4 KiB: the
+#                        KVM_PRE_FAULT_MEMORY time of that memory (the
+#                        test prints none: its ioctls are timed by kprobes
+#                        on kvm_vcpu_ioctl, see below)
 #
 #   tools/peer.sh [--test T] [--kernel 6.1|6.12] [--arch x86_64|arm64] [-v N] [-b SIZE] [-i N] [--mode M] [-g]
 #              [--uffd-mode M] [-s BACKING] [--runs R] [--out DIR] [--mem SIZE] [--timeout SEC] [--build-only]
 #
-#   --test T        dirty_log_perf_test (default) or demand_paging_test
+#   --test T        dirty_log_perf_test (default), demand_paging_test or
+#                   pre_fault_memory_test; a base whose selftests do not
+#                   build T for the arch (pre_fault_memory_test: 6.12 on
+#                   x86_64 only) is refused before any boot
 #   --kernel BASE   the base: its selftest beside its nested kernel (6.1)
-#   -v N            vCPUs (2)
-#   -b SIZE         memory per vCPU, k/m/g suffix (64m)
+#   -v N            vCPUs (2; pre_fault_memory_test: its one, not settable)
+#   -b SIZE         memory per vCPU, k/m/g suffix (64m; pre_fault_memory_test:
+#                   its 2 MiB + 4 KiB, not settable)
 #   -i N            iterations after populating, 2 or more as the peer
 #                   requires (2)
 #   --mode M        clear-init-set: the peer's default, manual protect with
@@ -43,10 +52,25 @@
 # the CPU offers.  -i, --mode and -g are dirty_log_perf_test's, -s and
 # --uffd-mode demand_paging_test's.
 #
+# pre_fault_memory_test takes no options and prints no time.  It maps its
+# 2 MiB + 4 KiB with KVM_PRE_FAULT_MEMORY (and checks the -ENOENT past
+# the memslot) in up to three VMs, the default type, then
+# KVM_X86_SW_PROTECTED_VM with shared and with private (guest_memfd)
+# memory, each read once by its one vCPU.  Each of its runs is traced: a
+# kprobe on kvm_vcpu_ioctl's entry, filtered on KVM_PRE_FAULT_MEMORY,
+# with the range asked, and a kretprobe on its return, in a trace
+# instance of their own, removed after the run.  The peer's prefault_ms
+# is the sum, in the default VM, of its ioctls that mapped memory (entry
+# to return: the kernel's side of the ioctl), checked to cover exactly
+# the test's 2 MiB + 4 KiB; mmubench's ("touch -v 1 -b 2052k --prefault
+# --no-populate -i 0 -w 0": one pass that reads, as the peer's vCPU) is
+# the wall time of its own loop of the ioctl over the same amount (the
+# kernel's side and the syscalls').  Neither populates host memory first.
+#
 # DIR holds runs/peer-I.txt (the peer's output), runs/mmubench-I.{txt,json},
-# peer.json (tools/peer/TEST.awk of the peer's runs), mmubench.json (merged),
-# compare.txt and compare.json ("mmubench compare"), boot.log (the boot's
-# stderr) and make.log.
+# peer.json (tools/peer/TEST.awk, after common.awk, of the peer's runs),
+# mmubench.json (merged), compare.txt and compare.json ("mmubench
+# compare"), boot.log (the boot's stderr) and make.log.
 #
 # The peer is built statically (aarch64-linux-gnu-gcc for arm64) in
 # ${MMUBENCH_CACHE:-~/.cache/mmubench}/kernel/peer-ARCH: a `cp -al` of the
@@ -65,7 +89,9 @@ source "$repo/ci/retry.sh"
 cache=${MMUBENCH_CACHE:-$HOME/.cache/mmubench}/kernel
 host_arch=$(uname -m | sed -e 's/aarch64/arm64/')
 arch=$host_arch vcpus=2 size=64m iterations=2 mode=clear-init-set runs=4
-test=dirty_log_perf_test uffd_mode=missing backing=anonymous
+test=dirty_log_perf_test uffd_mode=missing backing=anonymous sized=''
+# The selftests it runs, each with tools/peer/TEST.awk.
+peer_tests=(dirty_log_perf_test demand_paging_test pre_fault_memory_test)
 kernel_base 6.1
 out='' timeout='' build_only=0
 run_opts=()
@@ -91,8 +117,8 @@ while (($#)); do
 	--arch) arch=$2 ;;
 	--uffd-mode) uffd_mode=$2 ;;
 	-s) backing=$2 ;;
-	-v) vcpus=$2 ;;
-	-b) size=$2 ;;
+	-v) vcpus=$2 sized+=" -v" ;;
+	-b) size=$2 sized+=" -b" ;;
 	-i) iterations=$2 ;;
 	--mode) mode=$2 ;;
 	--runs) runs=$2 ;;
@@ -124,8 +150,14 @@ if ! [[ $iterations =~ ^[0-9]+$ ]] || ((iterations < 2 || iterations > 1000)); t
 fi
 [[ $mode == clear-init-set || $mode == get ]] ||
 	bad "--mode $mode: unknown (accepted: clear-init-set, get)"
-[[ $test == dirty_log_perf_test || $test == demand_paging_test ]] ||
-	bad "--test $test: unknown (accepted: dirty_log_perf_test, demand_paging_test)"
+[[ " ${peer_tests[*]} " == *" $test "* ]] ||
+	bad "--test $test: unknown (accepted: $(printf "%s, " "${peer_tests[@]}" | sed "s/, \$//"))"
+# pre_fault_memory_test has one size, its own.
+if [[ $test == pre_fault_memory_test ]]; then
+	[[ -z $sized ]] ||
+		bad "${sized# }: pre_fault_memory_test has its own size (one vCPU, 2 MiB + 4 KiB), not settable"
+	vcpus=1 size=2052k bytes=$((2048 * 1024 + 4096))
+fi
 [[ $uffd_mode == missing || $uffd_mode == minor ]] ||
 	bad "--uffd-mode $uffd_mode: unknown (accepted: missing, minor)"
 # The backings both name alike (the peer's -s; mmubench's shmem is a memfd,
@@ -147,23 +179,34 @@ fi
 
 need() { command -v "$1" >/dev/null || die "missing '$1': apt-get install $2"; }
 
+# The selftests of peer_tests that the base's Makefile builds for ARCH
+# (TEST_GEN_PROGS_x86_64, or _aarch64 for arm64), from the pristine source.
+base_tests() {
+	local dir=${karch/arm64/aarch64} t
+	for t in "${peer_tests[@]}"; do
+		grep -qE "^TEST_GEN_PROGS_$dir \+= $t\$" \
+			"$src/tools/testing/selftests/kvm/Makefile" && echo "$t"
+	done
+	return 0
+}
+
 # The recipe, part of the cache key: a change to it rebuilds.  Only the
-# test and what it links; headers_install writes to build/usr, kbuild's
-# own files to build/kbuild, the selftest's objects to build/kvm.
-peer_make() { # TREE
+# tests and what they link; headers_install writes to build/usr, kbuild's
+# own files to build/kbuild, the selftests' objects to build/kvm.
+peer_make() { # TREE TEST...
 	local t=$1 b=$1/build
+	shift
 	nice -n "${MMUBENCH_NICE:-10}" make -C "$t" O="$b/kbuild" \
 		ARCH="$karch" ${cross:+CROSS_COMPILE=$cross} \
 		INSTALL_HDR_PATH="$b/usr" headers_install &&
 	nice -n "${MMUBENCH_NICE:-10}" make -C "$t/tools/testing/selftests/kvm" \
 		-j"$(nproc)" ARCH="$karch" ${cross:+CROSS_COMPILE=$cross} \
 		OUTPUT="$b/kvm" KHDR_INCLUDES="-isystem $b/usr/include" \
-		LDFLAGS="-static -pthread -no-pie" "$b/kvm/dirty_log_perf_test" \
-		"$b/kvm/demand_paging_test"
+		LDFLAGS="-static -pthread -no-pie" "${@/#/$b/kvm/}"
 }
 
 build_peer() {
-	local tree=$cache/peer-$base-$arch key t0=$EPOCHREALTIME
+	local tree=$cache/peer-$base-$arch key t0=$EPOCHREALTIME tests=()
 	local bin=$tree/build/kvm/$test
 
 	need make make
@@ -172,8 +215,18 @@ build_peer() {
 	need flock util-linux
 	# shellcheck disable=SC2119 # no wrapper for the unpack
 	kernel_source || die "no kernel source to build the peer from"
+	# What the base has: a test it lacks is bad input, before any boot.
+	mapfile -t tests < <(base_tests)
+	[[ " ${tests[*]} " == *" $test "* ]] ||
+		bad "--test $test: linux-source-$base's selftests do not build it for $arch (no 'TEST_GEN_PROGS_${karch/arm64/aarch64} += $test' in tools/testing/selftests/kvm/Makefile)"
+	# mmubench is sized to the test's one size.
+	[[ $test != pre_fault_memory_test ]] ||
+		grep -qE "^#define TEST_SIZE[[:space:]]+\\(SZ_2M \\+ PAGE_SIZE\\)\$" \
+			"$src/tools/testing/selftests/kvm/$test.c" ||
+		die "$test.c of linux-source-$base: its TEST_SIZE is not (SZ_2M + PAGE_SIZE), the size mmubench runs with here"
 	key=$({
 		echo "$src_id $arch"
+		echo "${tests[*]}"
 		"${cross}gcc" --version | sed -n 1p
 		declare -f peer_make
 	} | sha256sum | cut -d' ' -f1)
@@ -194,7 +247,7 @@ build_peer() {
 	fi
 	rm -rf "$tree/build"
 	mkdir -p "$tree/build"
-	peer_make "$tree" >"$tree/build/build.log" 2>&1 ||
+	peer_make "$tree" "${tests[@]}" >"$tree/build/build.log" 2>&1 ||
 		{ tail -n 20 "$tree/build/build.log" >&2
 		  die "the peer did not build; full log: $tree/build/build.log"; }
 	echo "$key" >"$tree/build/.mmubench-key"
@@ -234,17 +287,55 @@ guest=$repo/build/$arch/guest.elf
 
 # Inside: R rounds of peer then mmubench, every output in a file; then
 # the files on stdout, each after a "@@PEER-FILE NAME@@" line, also when
-# a run failed (its output says why).
-if [[ $test == dirty_log_perf_test ]]; then
+# a run failed (its output says why).  The peer runs as "$peer_cmd".
+peer_cmd="./$test" prelude=''
+case $test in
+dirty_log_perf_test)
 	peer_args="-v $vcpus -b $size -i $iterations${peer_mode[*]:+ ${peer_mode[*]}}"
 	[[ $mode == get ]] && peer_args+=" -g"
 	mmub_args="dirty-log -v $vcpus -b $size -i $iterations --mode $mode --no-populate --no-latency"
-else
+	;;
+demand_paging_test)
 	peer_args="-v $vcpus -b $size -s $backing -u ${uffd_mode^^}${peer_mode[*]:+ ${peer_mode[*]}}"
 	mmub_args="demand-paging -v $vcpus -b $size -s $backing -u $uffd_mode -i 0 --no-latency"
 	[[ $backing != *hugetlb* ]] || mmub_args+=" --reserve-hugepages"
-fi
-script="
+	;;
+pre_fault_memory_test)
+	# The guest reads its memory once after the pre-fault, as the
+	# peer's vCPU does (a write would fault again: the ioctl maps
+	# memory not yet populated read-only, the zero page).
+	peer_args=''
+	mmub_args="touch -v $vcpus -b $size --prefault --no-populate -i 0 -w 0 --no-latency"
+	peer_cmd="traced ./$test"
+	# traced CMD...: CMD's output, then its KVM_PRE_FAULT_MEMORY ioctls
+	# (kvm_vcpu_ioctl with the command _IOWR(KVMIO, 0xd5, 64 bytes)):
+	# entry with the range asked, return with the ioctl's value; then
+	# CMD's exit status.  The probes and their trace instance exist
+	# only for CMD's run.
+	# shellcheck disable=SC2016 # expanded by the guest's sh
+	prelude='
+traced() {
+	T=/sys/kernel/tracing P=mmubench_peer
+	I=$T/instances/$P
+	echo "p:$P/pf_enter kvm_vcpu_ioctl cmd=\$arg2:x32 gpa=+u0(\$arg3):x64 size=+u8(\$arg3):x64" >>$T/kprobe_events &&
+	echo "r:$P/pf_exit kvm_vcpu_ioctl ret=\$retval:s64" >>$T/kprobe_events &&
+	mkdir $I && echo "cmd == 0xc040aed5" >$I/events/$P/pf_enter/filter &&
+	echo 1 >$I/events/$P/enable ||
+		{ echo "traced: the kprobes on kvm_vcpu_ioctl could not be set"; return 97; }
+	"$@"
+	rc=$?
+	echo 0 >$I/events/$P/enable
+	echo "@@ trace: KVM_PRE_FAULT_MEMORY, kprobes on kvm_vcpu_ioctl"
+	grep -v "^#" $I/trace
+	rmdir $I
+	echo "-:$P/pf_enter" >>$T/kprobe_events
+	echo "-:$P/pf_exit" >>$T/kprobe_events
+	echo "@@ exit status $rc"
+	return $rc
+}'
+	;;
+esac
+script="$prelude
 emit() {
 	uname -r >kernel.txt
 	for f in kernel.txt peer-*.txt mmubench-*; do
@@ -257,7 +348,7 @@ emit() {
 }
 i=1
 while [ \$i -le $runs ]; do
-	./$test $peer_args >peer-\$i.txt 2>&1 ||
+	$peer_cmd${peer_args:+ $peer_args} >peer-\$i.txt 2>&1 ||
 		{ rc=\$?; emit; echo \"peer run \$i failed (exit \$rc)\" >&2; exit \$rc; }
 	mmubench $mmub_args --json mmubench-\$i.json >mmubench-\$i.txt 2>&1 ||
 		{ rc=\$?; emit; echo \"mmubench run \$i failed (exit \$rc)\" >&2; exit \$rc; }
@@ -269,7 +360,7 @@ emit"
 export MMUBENCH_KVM
 # The selftest of the base beside the base's kernel (direct: this machine's).
 [[ $MMUBENCH_KVM == direct ]] || run_opts+=(--base "$base")
-note "$runs runs each of $test $peer_args and mmubench $mmub_args, alternating, in one boot ($MMUBENCH_KVM, $arch)"
+note "$runs runs each of $test${peer_args:+ $peer_args} and mmubench $mmub_args, alternating, in one boot ($MMUBENCH_KVM, $arch)"
 stream=$out/boot.out
 for try in 1 2; do
 	rc=0
@@ -314,7 +405,8 @@ done
 mmu=$(awk -F'"' '/^ *"mmu": "/ { print $4; exit }' "$out/mmubench.json")
 # The peer's lines as the scenario's document (tools/peer/TEST.awk), and
 # the figures both sides have.
-if [[ $test == dirty_log_perf_test ]]; then
+case $test in
+dirty_log_perf_test)
 	awk_vars=(-v iterations="$iterations" -v mode="$mode")
 	metrics=(
 		'results.runs[].phases[name=populate].wall_ms'
@@ -324,16 +416,23 @@ if [[ $test == dirty_log_perf_test ]]; then
 	)
 	[[ $mode == get ]] || metrics+=('results.runs[].dirty_log.iterations[*].clear_ms')
 	metrics+=('results.runs[].dirty_log.disable_ms')
-else
+	;;
+demand_paging_test)
 	awk_vars=(-v mode="$uffd_mode")
 	metrics=(
 		'results.runs[].demand_paging.demand_ms'
 		'results.runs[].demand_paging.pages_per_s'
 	)
-fi
+	;;
+pre_fault_memory_test)
+	awk_vars=()
+	metrics=('results.runs[].prefault_ms')
+	;;
+esac
 awk -v runs="$runs" -v vcpus="$vcpus" -v bytes="$bytes" "${awk_vars[@]}" \
 	-v kernel="$(cat "$out/runs/kernel.txt" 2>/dev/null)" -v mmu="$mmu" \
-	-f "$here/peer/$test.awk" "${peer_files[@]}" >"$out/peer.json.tmp" ||
+	-f "$here/peer/common.awk" -f "$here/peer/$test.awk" "${peer_files[@]}" \
+	>"$out/peer.json.tmp" ||
 	die "the peer's output did not convert (tools/peer/$test.awk); see $out/runs/"
 mv "$out/peer.json.tmp" "$out/peer.json"
 

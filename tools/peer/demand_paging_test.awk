@@ -6,7 +6,8 @@
 # results.runs.
 #
 #   awk -v runs=R -v vcpus=N -v bytes=B -v mode=M -v kernel=K -v mmu=U \
-#       -f tools/peer/demand_paging_test.awk RUN1.txt... >peer.json
+#       -f tools/peer/common.awk -f tools/peer/demand_paging_test.awk RUN1.txt... \
+#       >peer.json
 #
 # M is the userfaultfd mode, missing or minor.  "Total guest execution
 # time: S.NNNNNNNNNs" (from the vCPUs' start to the last one's end)
@@ -16,18 +17,6 @@
 # (printed_pages_per_s): 6.1's divides the nanoseconds by 1e8, not 1e9.
 # A run without the time line, or other than R files of runs, is an
 # error (exit 1, naming the file).
-
-function fail(msg) {
-	printf "tools/peer/demand_paging_test.awk: %s\n", msg >"/dev/stderr"
-	failed = 1
-	exit 1
-}
-
-# A JSON string's content.
-function jstr(s) {
-	gsub(/[\\"]/, "\\\\&", s)
-	return s
-}
 
 function finish(   s, sep) {
 	if (total == "")
@@ -47,17 +36,12 @@ function finish(   s, sep) {
 }
 
 BEGIN {
+	conv = "tools/peer/demand_paging_test.awk"
 	if (mode != "missing" && mode != "minor")
 		fail("-v mode=" mode ": expected missing or minor")
 	if (runs !~ /^[1-9][0-9]*$/ || vcpus !~ /^[1-9][0-9]*$/ ||
 	    bytes !~ /^[1-9][0-9]*$/)
 		fail("-v runs, vcpus and bytes must be numbers")
-}
-
-FNR == 1 {
-	if (file != "")
-		finish()
-	file = FILENAME
 }
 
 # 6.1 separates with a space, 6.12 with a tab.
@@ -69,13 +53,6 @@ FNR == 1 {
 }
 
 END {
-	if (failed)
-		exit 1
-	if (file == "")
-		fail("no input: expected the peer's output, one file per run")
-	finish()
-	if (nruns != runs)
-		fail(nruns " runs read, expected " runs " (an empty file?)")
 	printf "{\n \"scenario\": \"demand-paging\",\n"
 	printf " \"config\": {\"vcpus\": %d, \"vcpu_bytes\": %s, \"uffd_mode\": \"%s\"},\n",
 	       vcpus, bytes, mode

@@ -5,7 +5,8 @@
 # one file of output per run, each run one element of results.runs.
 #
 #   awk -v runs=R -v vcpus=N -v bytes=B -v iterations=I -v mode=M \
-#       -v kernel=K -v mmu=U -f tools/peer/dirty_log_perf_test.awk RUN1.txt... >peer.json
+#       -v kernel=K -v mmu=U -f tools/peer/common.awk \
+#       -f tools/peer/dirty_log_perf_test.awk RUN1.txt... >peer.json
 #
 # M is mmubench's name for what the peer ran: clear-init-set (its
 # default, MANUAL_DIRTY_LOG_PROTECT2 with INITIALLY_SET) or get (-g).
@@ -21,24 +22,12 @@
 # (exit 1, naming the file): a missing figure must never become a
 # smaller sample.
 
-function fail(msg) {
-	printf "tools/peer/dirty_log_perf_test.awk: %s\n", msg >"/dev/stderr"
-	failed = 1
-	exit 1
-}
-
 # "0.853677890s" -> "853.677890"
 function ms(word) {
 	if (word !~ /^[0-9]+\.[0-9]+s$/)
 		fail(FILENAME ": line " FNR ": not a time in seconds: " word)
 	sub(/s$/, "", word)
 	return sprintf("%.6f", word * 1000)
-}
-
-# A JSON string's content.
-function jstr(s) {
-	gsub(/[\\"]/, "\\\\&", s)
-	return s
 }
 
 function need(what, v) {
@@ -78,17 +67,12 @@ function finish(   i, it, sep) {
 }
 
 BEGIN {
+	conv = "tools/peer/dirty_log_perf_test.awk"
 	if (mode != "clear-init-set" && mode != "get")
 		fail("-v mode=" mode ": expected clear-init-set or get")
 	if (runs !~ /^[1-9][0-9]*$/ || vcpus !~ /^[0-9]+$/ || bytes !~ /^[0-9]+$/ ||
 	    iterations !~ /^[0-9]+$/)
 		fail("-v runs, vcpus, bytes and iterations must be numbers")
-}
-
-FNR == 1 {
-	if (file != "")
-		finish()
-	file = FILENAME
 }
 
 /^Testing guest mode: / { guest_modes++ }
@@ -105,13 +89,6 @@ FNR == 1 {
 /^Iteration [0-9]+ clear dirty log time: / { clear[$2] = ms($NF) }
 
 END {
-	if (failed)
-		exit 1
-	if (file == "")
-		fail("no input: expected the peer's output, one file per run")
-	finish()
-	if (nruns != runs)
-		fail(nruns " runs read, expected " runs " (an empty file?)")
 	printf "{\n \"scenario\": \"dirty-log\",\n"
 	printf " \"config\": {\"vcpus\": %d, \"vcpu_bytes\": %s, \"iterations\": %d, " \
 	       "\"dirty_mode\": \"%s\"},\n", vcpus, bytes, iterations, mode
