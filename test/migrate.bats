@@ -260,7 +260,7 @@ qemu_migrate_checks() { # JSON ARCH
 	run "$MMUBENCH" migrate --backend qemu -v 2 -b 16m --fraction 0.25 --bandwidth 64m --guest "$O/x86_64/guest.elf" --postcopy 1 --json "$j"
 	assert_success
 	assert_line "post-copy (postcopy-ram) after 1 rounds; the destination's vCPUs run from the switch on"
-	assert_line --regexp "^  post-copy after 1 rounds: [0-9]+ pages requested by the destination; its vCPUs blocked [0-9.]+ ms in all \(postcopy-blocktime\)$"
+	assert_line --regexp "^  post-copy after 1 rounds: [0-9]+ pages requested by the destination; its vCPUs blocked on missing pages [0-9]+, [0-9]+ ms \(postcopy-vcpu-blocktime\), all at once [0-9]+ ms \(postcopy-blocktime\)$"
 	assert_json "$j" '.config.postcopy_rounds == 1 and
 		(.results.runs[0].migrate | .verified == 8192 and
 		 .mismatches == 0 and .postcopy.rounds_before == 1 and

@@ -641,11 +641,19 @@ static void print_table(const struct qmig *m)
 	printf("  %-6s", fmt_size(m->c->vm.guest_page, page, sizeof(page)));
 	fields_row(qmig_fields, m);
 	if (m->o->postcopy_rounds >= 0) {
+		size_t i;
+		json_t *v;
+
 		printf("  post-copy after %lld rounds: %llu pages requested "
-		       "by the destination; its vCPUs blocked %.1f ms in all "
-		       "(postcopy-blocktime)\n",
+		       "by the destination; its vCPUs blocked on missing "
+		       "pages",
 		       (long long)m->o->postcopy_rounds,
-		       (unsigned long long)m->pulled, m->blocktime_ms);
+		       (unsigned long long)m->pulled);
+		json_array_foreach(m->vcpu_blocktime, i, v)
+			printf("%s%lld", i ? ", " : " ",
+			       (long long)json_integer_value(v));
+		printf(" ms (postcopy-vcpu-blocktime), all at once %.0f ms "
+		       "(postcopy-blocktime)\n", m->blocktime_ms);
 		printf("  first harvest: - (QEMU does not report it); "
 		       "destination: %llu test pages checked (the rest of RAM "
 		       "ran on there), %llu differ\n",

@@ -98,7 +98,12 @@ static s64 lack_find(const struct lack *l, u64 p)
 
 /* ---- the source's end ------------------------------------------------ */
 
-static int store_send(struct store *s, u64 k)
+/*
+ * Page @k into the stream: pushes go in whole buffers, as pre-copy's
+ * rounds do; an answer (@now) goes at once, behind at most a buffer of
+ * pushes.
+ */
+static int store_send(struct store *s, u64 k, bool now)
 {
 	struct wire_msg msg = { .type = WIRE_PAGE, .page = s->l->page[k] };
 
@@ -107,7 +112,7 @@ static int store_send(struct store *s, u64 k)
 		return 0;
 	return wire_send(s->w, &msg, sizeof(msg)) ||
 	       wire_send(s->w, s->l->mem + k * MMUB_SZ_4K, MMUB_SZ_4K) ||
-	       wire_flush(s->w);
+	       (now && wire_flush(s->w));
 }
 
 /*
@@ -129,7 +134,8 @@ static int store_answer(struct store *s, int timeout)
 			errno = EPROTO;
 			return -1;
 		}
-		if (!bitmap_test(s->sent, (u64)k) && store_send(s, (u64)k))
+		if (!bitmap_test(s->sent, (u64)k) &&
+		    store_send(s, (u64)k, true))
 			return -1;
 		timeout = 0;
 	}
@@ -151,7 +157,7 @@ static void *store_main(void *arg)
 		while (next < s->l->n && bitmap_test(s->sent, next))
 			next++;
 		if (next < s->l->n) {
-			r = store_send(s, next);
+			r = store_send(s, next, false);
 		} else if (!told) {
 			told = true;
 			r = wire_send(s->w, &done, sizeof(done)) ||
