@@ -412,11 +412,14 @@ static int phase(struct vm *vm, struct mig *m, struct dest *d,
 	pc->postcopy_ms = now_ms() - t;
 	if (release(d, !ret))
 		ret = -1;
+	/* A broken stream: sends blocked in either thread fail. */
+	if (ret)
+		shutdown(d->fd, SHUT_RDWR);
 	if (write(d->stop, &one, sizeof(one)) != sizeof(one))
 		die("eventfd: %s", strerror(errno));
 	pthread_join(d->thread, NULL);
-	/* The source's end sees EOF; a send it is blocked in fails. */
-	shutdown(d->fd, ret ? SHUT_RDWR : SHUT_WR);
+	/* The last request is sent: the source's end sees EOF. */
+	shutdown(d->fd, SHUT_WR);
 	pthread_join(s->thread, NULL);
 	if (!ret && (s->err || d->err)) {
 		err_msg("migrate --postcopy: the %s thread: %s",
