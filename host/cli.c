@@ -43,7 +43,8 @@ static const struct opt common_opts[] = {
 	  "test memory per vCPU, k/m/g/t suffix (128M)" },
 	{ "backing", 's', required_argument, "BACKING",
 	  "anonymous, anonymous_thp, anonymous_hugetlb_2mb, "
-	  "anonymous_hugetlb_1gb, shmem, shared_hugetlb, memfd (anonymous)" },
+	  "anonymous_hugetlb_1gb, shmem, shared_hugetlb, memfd, guest_memfd "
+	  "(private memory, x86 6.8+: touch and private-mem) (anonymous)" },
 	{ "slots", 'x', required_argument, "N",
 	  "split the test memory over N memslots, 1..256 (1)" },
 	{ "iterations", 'i', required_argument, "N",
@@ -490,6 +491,10 @@ void cli_parse(const struct scenario *s, const struct scenario *const *all,
 		    MMUB_NAME, s->name);
 	if (s->validate)
 		s->validate(c);
+	if (c->vm.backing == BACKING_GUEST_MEMFD && !s->guest_memfd)
+		die("-s guest_memfd: %s reads or changes the test memory from "
+		    "the host, which cannot map private memory (accepted: "
+		    "touch, private-mem)", s->name);
 	validate(c);
 	if (!c->no_kvm) {
 		u64 start, end;

@@ -51,6 +51,11 @@ struct scenario {
 	/* After every option, before any VM: cross-checks, VM shape. */
 	void (*validate)(struct common *c);
 	int (*run)(struct common *c);
+	/*
+	 * Runs on -s guest_memfd: nothing of it reads or writes the test
+	 * memory from the host, whose private side the host cannot map.
+	 */
+	bool guest_memfd;
 	/* Its metrics and row keys (results/metrics.h); NULL: none. */
 	const struct metric_def *metrics;
 	const char *const *row_keys;

@@ -130,5 +130,6 @@ const struct scenario scenario_touch = {
 	.parse = parse,
 	.validate = validate,
 	.run = run,
+	.guest_memfd = true,
 	.metrics = metrics,
 };

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <linux/memfd.h>
+#include "kernel/gmem.h"
 #include "util/cleanup.h"
 #include "util/util.h"
 #include "vmm/vmm.h"
@@ -28,6 +29,7 @@ const char *const backing_names[BACKING_NR] = {
 	[BACKING_SHMEM] = "shmem",
 	[BACKING_SHARED_HUGETLB] = "shared_hugetlb",
 	[BACKING_MEMFD] = "memfd",
+	[BACKING_GUEST_MEMFD] = "guest_memfd",
 };
 
 /* The pools this run raised: each is put back once, at exit (cleanup.h). */
@@ -173,6 +175,8 @@ const char *backing_unavailable(enum backing_type t, u64 size, bool reserve)
 {
 	if (t == BACKING_ANONYMOUS_THP)
 		return thp_check();
+	if (t == BACKING_GUEST_MEMFD)
+		return gmem_unavailable();
 	if (backing_is_hugetlb(t))
 		return hugetlb_check(t, size, reserve);
 	return NULL;
@@ -195,9 +199,15 @@ int backing_create(struct backing *b, enum backing_type t, u64 size)
 	b->size = size;
 	b->page = backing_page_size(t);
 	b->fd = -1;
+	b->gmem_fd = -1;
 	b->map = MAP_FAILED;
 	switch (t) {
 	case BACKING_ANONYMOUS:
+	/*
+	 * guest_memfd's shared side: the guest_memfd itself needs the VM
+	 * (vm.c makes it with the memslots).
+	 */
+	case BACKING_GUEST_MEMFD:
 		r = map_anon(b, MAP_PRIVATE, MMUB_SZ_4K);
 		/* 4K means 4K, also where THP is "always" (as the selftests). */
 		if (!r && madvise(b->hva, size, MADV_NOHUGEPAGE) && errno != EINVAL)
@@ -244,6 +254,16 @@ void backing_populate(struct backing *b)
 {
 	u64 off;
 
+	/*
+	 * Private memory is the guest_memfd's: allocate its pages there (the
+	 * host cannot touch them); the shared side fills when converted.
+	 */
+	if (b->gmem_fd >= 0) {
+		if (fallocate(b->gmem_fd, 0, 0, (off_t)b->size))
+			die("-s guest_memfd: fallocate of %llu bytes: %s",
+			    (unsigned long long)b->size, strerror(errno));
+		return;
+	}
 	for (off = 0; off < b->size; off += MMUB_SZ_4K)
 		((volatile u8 *)b->hva)[off] = 0;
 }
@@ -254,6 +274,9 @@ void backing_destroy(struct backing *b)
 		munmap(b->map, b->map_len);
 	if (b->fd >= 0)
 		close(b->fd);
+	if (b->gmem_fd >= 0)
+		close(b->gmem_fd);
 	b->map = MAP_FAILED;
 	b->fd = -1;
+	b->gmem_fd = -1;
 }

@@ -14,6 +14,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <linux/kvm.h>
+#include "kernel/gmem.h"
 #include "util/cleanup.h"
 #include "util/util.h"
 #include "vmm/vmm.h"
@@ -164,6 +165,44 @@ static void vcpu_answer_sync(struct vcpu *v)
 		__atomic_store_n(&v->sync_ack, req, __ATOMIC_RELEASE);
 }
 
+/* Re-entries at one gpa before a memory fault is taken as stuck. */
+#define MEMORY_FAULT_RETRIES	1000
+
+/*
+ * KVM_RUN failed with EFAULT and KVM_EXIT_MEMORY_FAULT: the access and
+ * the gfn's attribute disagree.  In a KVM_X86_SW_PROTECTED_VM KVM takes
+ * an access's private-ness from the attributes when the fault starts and
+ * checks it again once it holds the MMU sequence (6.12's
+ * kvm_mmu_faultin_pfn()): the two differ only when a conversion by the
+ * host came in between.  The guest never asks for one, so there is
+ * nothing to convert: entering again retakes the fault with the new
+ * attribute.  True if handled; a fault that repeats at one gpa is not a
+ * race, and ends the vCPU saying so.
+ */
+static bool vcpu_memory_fault(struct vcpu *v)
+{
+	const struct gmem_memory_fault *f = (const void *)&v->run->hw;
+
+	if (errno != EFAULT || v->run->exit_reason != KVM_EXIT_MEMORY_FAULT ||
+	    v->vm->p.backing != BACKING_GUEST_MEMFD)
+		return false;
+	__atomic_add_fetch(&v->memory_faults, 1, __ATOMIC_RELAXED);
+	if (f->gpa != v->memory_fault_gpa) {
+		v->memory_fault_gpa = f->gpa;
+		v->memory_fault_run = 0;
+	}
+	if (++v->memory_fault_run < MEMORY_FAULT_RETRIES)
+		return true;
+	snprintf(v->err, sizeof(v->err), "KVM_EXIT_MEMORY_FAULT at gpa "
+		 "0x%llx (%llu bytes, %s access) %u times in a row: the "
+		 "memory attributes do not settle",
+		 (unsigned long long)f->gpa, (unsigned long long)f->size,
+		 f->flags & KVM_MEMORY_EXIT_FLAG_PRIVATE ? "private" : "shared",
+		 MEMORY_FAULT_RETRIES);
+	vcpu_end(v, VCPU_ERROR);
+	return true;
+}
+
 static void *vcpu_thread(void *arg)
 {
 	struct vcpu *v = arg;
@@ -187,6 +226,11 @@ static void *vcpu_thread(void *arg)
 				vcpu_answer_sync(v);
 				continue;
 			}
+			if (vcpu_memory_fault(v)) {
+				if (__atomic_load_n(&v->end, __ATOMIC_ACQUIRE))
+					break;
+				continue;
+			}
 			snprintf(v->err, sizeof(v->err), "KVM_RUN failed: %s%s",
 				 strerror(errno), errno == EFAULT ?
 				 " (the host could not fault in guest memory; "
@@ -194,6 +238,7 @@ static void *vcpu_thread(void *arg)
 			vcpu_end(v, VCPU_ERROR);
 			break;
 		}
+		v->memory_fault_run = 0;
 		vcpu_answer_sync(v);
 		if (!vcpu_handle_exit(v))
 			break;

@@ -18,6 +18,7 @@
 #include <mmubench/engine.h>
 #include <mmubench/pgtable.h>
 #include "kernel/eager_split.h"
+#include "kernel/gmem.h"
 #include "kernel/prefault.h"
 #include "util/util.h"
 #include "util/bitmap.h"
@@ -77,6 +78,33 @@ static void set_slot(struct vm *vm, u32 slot, u64 gpa, u64 size, void *hva,
 		    strerror(errno));
 }
 
+/*
+ * The test memory's private side: one guest_memfd, each slot a range of
+ * it, and every page private before the guest first runs.
+ */
+static void setup_gmem_slots(struct vm *vm)
+{
+	struct backing *b = &vm->test;
+
+	b->gmem_fd = gmem_create(vm->fd, b->size);
+	if (b->gmem_fd < 0)
+		die("-s guest_memfd: KVM_CREATE_GUEST_MEMFD of %llu bytes "
+		    "failed: %s", (unsigned long long)b->size, strerror(errno));
+	for (u32 i = 0; i < vm->p.nr_slots; i++) {
+		const struct vm_slot *s = &vm->slots[i];
+
+		if (gmem_set_slot(vm->fd, s->id, s->gpa, s->size, s->hva,
+				  b->gmem_fd, s->gpa - vm->layout.test_gpa))
+			die("-s guest_memfd: KVM_SET_USER_MEMORY_REGION2 slot "
+			    "%u (gpa 0x%llx, %llu bytes) failed: %s", s->id,
+			    (unsigned long long)s->gpa,
+			    (unsigned long long)s->size, strerror(errno));
+	}
+	if (gmem_set_private(vm->fd, vm->layout.test_gpa, b->size, true))
+		die("-s guest_memfd: KVM_SET_MEMORY_ATTRIBUTES (private) of "
+		    "the test memory failed: %s", strerror(errno));
+}
+
 static void setup_memory(struct vm *vm)
 {
 	const struct vm_params *cfg = &vm->p;
@@ -122,8 +150,11 @@ static void setup_memory(struct vm *vm)
 				       .gpa = l->test_gpa + i * slot,
 				       .size = slot,
 				       .hva = vm->test.hva + i * slot };
-		set_slot(vm, s->id, s->gpa, s->size, s->hva, 0);
+		if (cfg->backing != BACKING_GUEST_MEMFD)
+			set_slot(vm, s->id, s->gpa, s->size, s->hva, 0);
 	}
+	if (cfg->backing == BACKING_GUEST_MEMFD)
+		setup_gmem_slots(vm);
 }
 
 /* Linux 5.14; older C libraries do not name it. */
@@ -260,7 +291,10 @@ void vm_create(struct vm *vm, const struct vm_params *p)
 	if (!arch_supports_page(vm->kvm_fd, cfg->guest_page, why, sizeof(why)))
 		die("--guest-page: %s", why);
 	t = now_ms();
-	vm->fd = ioctl(vm->kvm_fd, KVM_CREATE_VM, 0);
+	/* Private memory needs its VM type; backing_preflight() asked. */
+	vm->fd = ioctl(vm->kvm_fd, KVM_CREATE_VM,
+		       cfg->backing == BACKING_GUEST_MEMFD ?
+		       KVM_X86_SW_PROTECTED_VM : 0);
 	if (vm->fd < 0)
 		die("KVM_CREATE_VM failed: %s", strerror(errno));
 	if (kstats_open(&vm->stats, vm->fd))

@@ -26,6 +26,12 @@ enum backing_type {
 	BACKING_SHMEM,
 	BACKING_SHARED_HUGETLB,
 	BACKING_MEMFD,
+	/*
+	 * Private memory in a guest_memfd, in a KVM_X86_SW_PROTECTED_VM
+	 * (kernel/gmem.h): the test memory starts private; its shared side,
+	 * mapped when a range is converted, is anonymous 4K memory.
+	 */
+	BACKING_GUEST_MEMFD,
 	BACKING_NR,
 };
 
@@ -63,6 +69,7 @@ struct backing {
 	int fd;
 	void *map;
 	u64 map_len;
+	int gmem_fd;		/* the private side (guest_memfd), or -1 */
 };
 
 u64 backing_page_size(enum backing_type type);
@@ -108,6 +115,13 @@ struct vcpu {
 	u64 sync_req;		/* vcpu_sync_all(): asked by the host */
 	u64 sync_ack;		/* answered after an exit from KVM_RUN */
 	int parked;		/* in MMUB_DB_PARK's wait, out of guest mode */
+	/*
+	 * KVM_EXIT_MEMORY_FAULTs re-entered (-s guest_memfd): a fault that
+	 * raced a conversion (vcpu.c).
+	 */
+	u64 memory_faults;
+	u64 memory_fault_run;	/* of them in a row at memory_fault_gpa */
+	u64 memory_fault_gpa;
 };
 
 /* A memslot of the test memory. */
