@@ -74,8 +74,9 @@ static bool own_stamp(const struct engine *e, u64 old, u64 generation)
 
 /*
  * A written word may hold: 0 (never written, or refaulted after private
- * memory was invalidated), or a stamp this vCPU wrote.  Anything else is
- * lost or foreign data.
+ * memory was invalidated), or a stamp this vCPU wrote; with
+ * MMUB_WL_CONVERT also the host's shared word.  Anything else is lost or
+ * foreign data.
  */
 static void check_old(struct engine *e, struct mmub_pass *rec, u64 addr,
 		      u64 old, u64 generation)
@@ -84,6 +85,11 @@ static void check_old(struct engine *e, struct mmub_pass *rec, u64 addr,
 	u64 off = addr - e->bi->test_gpa;
 	bool own = own_stamp(e, old, generation);
 
+	if ((wl->flags & MMUB_WL_CONVERT) &&
+	    old == mmub_shared_word(mmub_align_down(off, MMUB_SZ_4K))) {
+		rec->shared_reads++;
+		return;
+	}
 	if (old == 0 && generation > 0) {
 		if (!rec->zero_reads++ || off < rec->zero_lo)
 			rec->zero_lo = off;
@@ -317,6 +323,7 @@ static void run_loop(struct engine *e, u64 generation)
 			total.bad_value = rec.bad_value;
 		}
 		total.violations += rec.violations;
+		total.shared_reads += rec.shared_reads;
 		if (complete)
 			e->mb->passes_done++;
 	}

@@ -65,6 +65,7 @@ struct mmub_pass {
 	u64 zero_hi;
 	u64 bad_addr;	/* first violation: address and what was there */
 	u64 bad_value;
+	u64 shared_reads; /* MMUB_WL_CONVERT: the host's shared word found */
 };
 
 #define MMUB_PRINT_BUF	1024

@@ -50,12 +50,34 @@ enum mmub_action {
 #define MMUB_WL_SUPPLIED	(1U << 5)
 
 /*
+ * Private memory converted to shared and back (private-mem): before a
+ * range becomes shared the host writes mmub_shared_word() at the start of
+ * each of its strides on the shared side, and once it is private again
+ * mmub_stale_word() there.  With MMUB_WL_CHECK the guest takes the first
+ * for what it is, counting it (shared_reads: it read the shared side,
+ * not its private data), and the second as a violation: a shared page
+ * still mapped after the range went private.
+ */
+#define MMUB_WL_CONVERT		(1U << 6)
+
+/*
  * The page's offset in the test memory, so that a page supplied at the
  * wrong place is told apart; the low byte 0, which no vCPU's stamp has.
  */
 static inline u64 mmub_supplied_word(u64 off)
 {
 	return 0xd5a0000000000000ULL | ((off >> 12) << 8);
+}
+
+/* The same for the host's words of MMUB_WL_CONVERT. */
+static inline u64 mmub_shared_word(u64 off)
+{
+	return 0x5a4e000000000000ULL | ((off >> 12) << 8);
+}
+
+static inline u64 mmub_stale_word(u64 off)
+{
+	return 0x57a1000000000000ULL | ((off >> 12) << 8);
 }
 
 #define MMUB_MAX_RANGES		8
