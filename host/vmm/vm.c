@@ -587,6 +587,32 @@ int vm_check(struct vm *vm)
 	return 0;
 }
 
+int vm_wait_passes(struct vm *vm, u64 n, const char *what)
+{
+	u64 start[MMUB_MAX_VCPUS];
+	u32 nr = vm->p.nr_vcpus, behind;
+	struct vm_watch w;
+
+	vm_watch_init(vm, &w);
+	for (u32 i = 0; i < nr; i++)
+		start[i] = mmub_load_acquire(&vm->vcpus[i].mb->passes_done);
+	do {
+		if (vm_check(vm))
+			return -1;
+		usleep(1000);
+		behind = 0;
+		for (u32 i = 0; i < nr; i++) {
+			if (mmub_load_acquire(&vm->vcpus[i].mb->passes_done) >=
+			    start[i] + n)
+				continue;
+			behind++;
+			if (vm_watch_vcpu(vm, &w, i, what))
+				return -1;
+		}
+	} while (behind);
+	return 0;
+}
+
 /* End a MMUB_CMD_LOOP and wait for every vCPU to finish its pass. */
 int vm_stop_loop(struct vm *vm)
 {

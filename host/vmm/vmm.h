@@ -220,6 +220,12 @@ u64 vm_epoch(const struct vm *vm);
  * once when it adopts @epoch, with MMUB_WL_SENTINEL (mmubench/sentinel.h).
  */
 void vm_sentinels(const struct vm *vm, u64 epoch, u64 *map);
+/*
+ * In a MMUB_CMD_LOOP: wait until every vCPU completed @n more passes
+ * (2: one whole pass begun after the call); -1 after reporting why not,
+ * a vCPU stuck while doing @what too.
+ */
+int vm_wait_passes(struct vm *vm, u64 n, const char *what);
 /* -1 (after reporting why) if a vCPU has stopped for good. */
 int vm_check(struct vm *vm);
 /* "slot N gfn 0x..." of 4K test page @page: where KVM knows it. */

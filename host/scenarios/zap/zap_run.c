@@ -102,29 +102,8 @@ static int invalidate(struct vm *vm, const struct zap_opts *zo,
  */
 static int settle(struct vm *vm)
 {
-	u64 start[MMUB_MAX_VCPUS];
-	u32 n = vm->p.nr_vcpus, behind;
-	struct vm_watch w;
-
-	vm_watch_init(vm, &w);
-	for (u32 i = 0; i < n; i++)
-		start[i] = mmub_load_acquire(&vm->vcpus[i].mb->passes_done);
-	do {
-		if (vm_check(vm))
-			return -1;
-		usleep(1000);
-		behind = 0;
-		for (u32 i = 0; i < n; i++) {
-			if (mmub_load_acquire(&vm->vcpus[i].mb->passes_done) >=
-			    start[i] + 2)
-				continue;
-			behind++;
-			if (vm_watch_vcpu(vm, &w, i, "finishing a pass after "
-					  "the invalidations"))
-				return -1;
-		}
-	} while (behind);
-	return 0;
+	return vm_wait_passes(vm, 2, "finishing a pass after the "
+			      "invalidations");
 }
 
 /* What the guest saw while memory went away under it. */
