@@ -17,6 +17,7 @@ const struct scenario *const scenario_list[] = {
 	&scenario_migrate,
 	&scenario_scale,
 	&scenario_demand_paging,
+	&scenario_private_mem,
 };
 
 const size_t scenario_count = MMUB_ARRAY_SIZE(scenario_list);
