@@ -256,10 +256,12 @@ void backing_populate(struct backing *b)
 
 	/*
 	 * Private memory is the guest_memfd's: allocate its pages there (the
-	 * host cannot touch them); the shared side fills when converted.
+	 * host cannot touch them; guest_memfd takes FALLOC_FL_KEEP_SIZE
+	 * only); the shared side fills when converted.
 	 */
 	if (b->gmem_fd >= 0) {
-		if (fallocate(b->gmem_fd, 0, 0, (off_t)b->size))
+		if (fallocate(b->gmem_fd, FALLOC_FL_KEEP_SIZE, 0,
+			      (off_t)b->size))
 			die("-s guest_memfd: fallocate of %llu bytes: %s",
 			    (unsigned long long)b->size, strerror(errno));
 		return;
