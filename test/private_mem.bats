@@ -1,0 +1,118 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# -s guest_memfd and private-mem: private test memory in a guest_memfd of a
+# KVM_X86_SW_PROTECTED_VM (the nested x86_64 6.12 kernel has
+# CONFIG_KVM_SW_PROTECTED_VM), converted to shared and back while the
+# vCPUs write.  The host cannot read private memory: the guest's checks
+# stand in (the scenario's header comment), and each fails on the fault it
+# guards against, made on purpose.  A KVM without the VM type (6.1, or a
+# shadow MMU) is one line, before any VM; bad input too.
+load helpers
+
+# 2 vCPUs x 8 MiB: 4096 private 4K pages; 4 ranges of 1 MiB (256 pages)
+# each converted to shared and back.  The debug runs break one
+# conversion each: the first to shared, the first back to private, and
+# the private side of the first range (punched while it is shared).
+PM_SH="$ONE_SH"'
+one pm private-mem -v 2 -b 8m
+one touch touch -v 2 -b 8m -i 1 -s guest_memfd
+one skipshared private-mem -v 2 -b 8m --conversions 1 --debug-skip 1
+one skipprivate private-mem -v 2 -b 8m --conversions 1 --debug-skip 2
+one discard private-mem -v 2 -b 8m --conversions 1 --debug-discard 1
+:'
+
+@test "6.12 x86: private-mem converts guest_memfd ranges while the vCPUs write; each conversion zaps its range; the guest's checks hold and fail on the faults they guard against" {
+	require_series original x86_64 6.12
+	mmub --arch x86_64 --base 6.12 --sh "$PM_SH"
+	assert_success
+	assert_line "RESULT pm rc=0"
+	# 8 conversions of 256 pages, each zapping its 256 mappings (the
+	# drop of pages_4k plus the refaults meanwhile) with at least one TLB
+	# flush request (the TDP MMU flushes again before it yields, as it
+	# does on a loaded host), each rebuilt by the vCPUs; the guest read
+	# the host's shared word once per stride converted to shared, 1024
+	# in all.
+	result_json pm | assert_json - '.config.backing == "guest_memfd" and
+		.config.conversions == 4 and .config.convert_bytes == 1048576 and
+		.results.runs[0].private_mem as $p |
+		$p.conversions == 8 and $p.pages_converted == 2048 and
+		$p.shared_reads == 1024 and $p.shared_reads_expected == 1024 and
+		$p.memory_fault_exits >= 0 and ($p.checks | test("cannot read private memory")) and
+		($p.each | length) == 8 and
+		([$p.each[] | .zapped_pages == 256 and .rebuilt_pages == 256 and
+		  .tlb_flush_requests >= 1 and .ms > 0 and .skipped == false] | all) and
+		([$p.each[].to] == ["shared","private","shared","private",
+				    "shared","private","shared","private"]) and
+		([$p.each[].offset] == [0,0,1048576,1048576,2097152,2097152,3145728,3145728]) and
+		$p.to_shared.conversions == 4 and $p.to_private.conversions == 4 and
+		$p.to_shared.ms_mean > 0 and $p.to_private.ms_mean > 0 and
+		$p.to_shared.zapped_per_conversion == 256'
+	# The phases: every private page faulted in once, none refaulted in
+	# the baseline pass, every converted page mapped again by the end.
+	result_json pm | assert_json - '[.results.runs[0].phases[] |
+		{(.name): .vm_stats.pages_4k}] | add ==
+		{"populate": 4096, "private": 0, "convert": 0}'
+	result_json pm | assert_json - '[.results.runs[0].phases[] |
+		select(.name == "convert") | .vcpus[].latency_ns.p99 > 0] ==
+		[true, true]'
+	# touch runs on guest_memfd too: its private pages faulted in once.
+	assert_line "RESULT touch rc=0"
+	result_json touch | assert_json - '.config.backing == "guest_memfd" and
+		[.results.runs[0].phases[] | .vm_stats.pages_4k] == [4096, 0]'
+	# Conversion 1 left out: the guest wrote its private page, not the
+	# shared side, which still holds the host's word.
+	assert_line "RESULT skipshared rc=1"
+	assert_line "mmubench: private-mem: conversion 1 (to shared, test offset 0x0+0x100000): 4K page 0 still holds 0x5a4e000000000000 (the host's shared word) after every vCPU passed over it: the guest's writes did not reach the shared side"
+	# Conversion 2 left out: the range stayed shared, and the guest read
+	# the host's stale word there.
+	assert_line "RESULT skipprivate rc=1"
+	assert_line "mmubench: private-mem: the guest found 256 words it did not write; the first, 4K page 0 (test offset 0x0), held 0x57a1000000000000: the host's word for a page gone private: a shared mapping left in place"
+	# The private side punched out: back to private, the guest's data
+	# there was gone.
+	assert_line "RESULT discard rc=1"
+	assert_line "mmubench: private-mem: the guest found 256 words it did not write; the first, 4K page 0 (test offset 0x0), held 0x0000000000000000: zero: private data lost across the conversions"
+}
+
+@test "a KVM without KVM_X86_SW_PROTECTED_VM (6.1) is one line naming the capability, before any VM" {
+	require_series original x86_64 6.1
+	mmub --arch x86_64 --base 6.1 --sh "$ONE_SH"'
+one pm private-mem -v 1 -b 4m
+one touch touch -v 1 -b 4m -s guest_memfd
+:'
+	assert_success
+	assert_line "RESULT pm rc=2"
+	assert_line "RESULT touch rc=2"
+	run grep -c "^mmubench: -s guest_memfd: this KVM has no KVM_X86_SW_PROTECTED_VM in KVM_CAP_VM_TYPES (Linux 6.8 and later, x86_64, CONFIG_KVM_SW_PROTECTED_VM=y, the TDP MMU: EPT or NPT)$" <<<"$output"
+	assert_output 2
+}
+
+bad() { # EXPECTED-LINE ARGS...
+	local want=$1
+	shift
+	run "$MMUBENCH" "$@"
+	assert_equal "$status" 2
+	assert_output "mmubench: $want"
+}
+
+@test "bad input to private-mem and -s guest_memfd is one line, exit 2, before any VM" {
+	bad "-s anonymous: private-mem converts private memory (accepted: guest_memfd)" \
+		private-mem -s anonymous
+	bad "-w 50: private-mem writes every stride it visits, its checks read what each write replaces (accepted: 100)" \
+		private-mem -w 50
+	bad "--fraction/--ranges: private-mem visits all the test memory, every converted stride must be checked" \
+		private-mem --fraction 0.5
+	bad "--convert-size 3M: must be a multiple of the stride (4K) dividing the 16M of test memory" \
+		private-mem -v 2 -b 8m --convert-size 3m
+	bad "--convert-size 32M: must be a multiple of the stride (4K) dividing the 16M of test memory" \
+		private-mem -v 2 -b 8m --convert-size 32m
+	bad "--conversions 0: out of range (accepted: 1..1000)" private-mem --conversions 0
+	bad "--debug-skip 9: there are 8 conversions (--conversions 4, each range twice)" \
+		private-mem -b 8m --debug-skip 9
+	bad "--debug-discard 5: there are 4 ranges (--conversions)" \
+		private-mem -b 8m --debug-discard 5
+	bad "--debug-action: not with private-mem" private-mem --debug-action hang
+	bad "-s guest_memfd: dirty-log reads or changes the test memory from the host, which cannot map private memory (accepted: touch, private-mem)" \
+		dirty-log -s guest_memfd
+	bad "-s guest_memfd: demand-paging reads or changes the test memory from the host, which cannot map private memory (accepted: touch, private-mem)" \
+		demand-paging -s guest_memfd
+}
