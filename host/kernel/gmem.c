@@ -9,8 +9,8 @@
 #include "kernel/gmem.h"
 
 /* What provides the VM type: said by every message below. */
-#define GMEM_NEEDS	"Linux 6.8 and later, x86_64, CONFIG_KVM_SW_PROTECTED_VM=y, " \
-			"the TDP MMU: EPT or NPT"
+#define GMEM_NEEDS	"Linux 6.8 and later, x86_64, " \
+			"CONFIG_KVM_SW_PROTECTED_VM=y, the TDP MMU: EPT or NPT"
 
 #ifndef __x86_64__
 const char *gmem_unavailable(void)
