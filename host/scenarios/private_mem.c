@@ -15,12 +15,12 @@
  *               the test memory), converts it to shared, waits for every
  *               vCPU to pass over it, converts it back to private, waits
  *               again.  Per conversion: the ioctl's time, the mappings it
- *               removed (KVM's pages_4k/2m across the ioctl, plus the
- *               vCPUs' refaults meanwhile: pf_fixed), the TLB flushes it
- *               asked for (remote_tlb_flush_requests), the mappings the
- *               vCPUs rebuilt after it (pf_fixed until each passed over
- *               it); the phase's access latency is the vCPUs' across the
- *               conversions.
+ *               removed (KVM's pages_4k/2m before it and once the vCPUs
+ *               passed over the range, plus their faults in between:
+ *               pf_fixed), their drop across the ioctl alone, the TLB
+ *               flushes it asked for (remote_tlb_flush_requests), the
+ *               mappings the vCPUs rebuilt after it; the phase's access
+ *               latency is the vCPUs' across the conversions.
  *
  * What the checks verify.  Linux 6.12 cannot mmap a guest_memfd: the host
  * never reads private memory, so no check reads it from the host.
@@ -357,18 +357,21 @@ static s64 pages4k(const struct pm_stats *st)
 }
 
 /*
- * The mappings a conversion removed, in 4K pages: the drop of KVM's
- * mappings across the ioctl, plus those the vCPUs rebuilt before the
- * stats were read again (pf_fixed: the vCPUs run on).  Every other page
- * is mapped when a conversion starts, so each such fault is a refault.
+ * The mappings a conversion removed, in 4K pages: those there before it,
+ * less those there once every vCPU passed over the range, plus those the
+ * vCPUs built in between (pf_fixed).  Nothing faults at either instant:
+ * every other page is mapped when a conversion starts, and every page
+ * once the vCPUs passed.  Right after the ioctl the count would race the
+ * vCPUs' refaults (pages_drop, its drop across the ioctl, is only a
+ * lower bound, and pf_fixed read beside it a different instant).
  */
 static s64 zapped(const struct conv *cv)
 {
-	return pages4k(&cv->before) - pages4k(&cv->after) +
-	       (s64)(cv->after.pf_fixed - cv->before.pf_fixed);
+	return pages4k(&cv->before) - pages4k(&cv->settled) +
+	       (s64)(cv->settled.pf_fixed - cv->before.pf_fixed);
 }
 
-/* The mappings rebuilt after it, in 4K pages: its faults since the ioctl. */
+/* The mappings rebuilt, in 4K pages: the faults from the ioctl on. */
 static s64 rebuilt(const struct conv *cv)
 {
 	return (s64)(cv->settled.pf_fixed - cv->before.pf_fixed);
@@ -390,10 +393,8 @@ static json_t *conv_json(const struct conv *cv)
 
 	jset(j, "zapped_pages", json_integer(zapped(cv)));
 	jset(j, "rebuilt_pages", json_integer(rebuilt(cv)));
-	jset(j, "pages_4k_drop", json_integer(cv->before.pages[0] -
-					      cv->after.pages[0]));
-	jset(j, "pages_2m_drop", json_integer(cv->before.pages[1] -
-					      cv->after.pages[1]));
+	jset(j, "pages_drop", json_integer(pages4k(&cv->before) -
+					   pages4k(&cv->after)));
 	jset(j, "tlb_flush_requests", flush_reqs(cv) < 0 ? json_null() :
 	     json_integer(flush_reqs(cv)));
 	return j;
