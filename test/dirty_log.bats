@@ -253,4 +253,10 @@ done'
 	run "$MMUBENCH" dirty-log --table enable --table-modes get,get
 	assert_equal "$status" 2
 	assert_output "mmubench: --table-modes get,get: get twice"
+	run "$MMUBENCH" dirty-log --table enable -e
+	assert_equal "$status" 2
+	assert_output "mmubench: --table enable: measures enabling only; not with -e"
+	run "$MMUBENCH" dirty-log --table enable --page-steps
+	assert_equal "$status" 2
+	assert_output "mmubench: --table enable: measures enabling only; not with --page-steps"
 }

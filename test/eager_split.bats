@@ -6,7 +6,8 @@
 # base).  The effect is exact, from KVM's own page counts: with eager
 # splitting the enable turns every 2M mapping of the test memory into
 # 512 4K ones; without it, or with KVM_DIRTY_LOG_INITIALLY_SET (the split
-# then waits for each clear), the mappings stay 2M.
+# then waits for each clear), the mappings stay 2M.  --page-steps counts
+# them after every step, and -e disables logging while the vCPUs write.
 load helpers
 
 # One vCPU, 8 MiB: four 2M mappings of test memory.
@@ -27,9 +28,41 @@ TABLE="dirty-log --table enable --table-modes clear,clear-init-set -v 1 -b 8m --
 	done
 }
 
+# --page-steps as dirty_log_page_splitting_test counts them: the four 2M
+# mappings of 8 MiB after each step.  One vCPU, one iteration (its
+# writes split what is still 2M).  Then -e: two vCPUs writing while
+# logging is disabled.
+STEPS="dirty-log -v 1 -b 8m -s anonymous_hugetlb_2mb --reserve-hugepages --page-steps -i 1"
+STEPS_SH='
+for m in clear clear-init-set; do
+	for e in on off; do
+		one "steps-$m-$e" '"$STEPS"' --mode $m --eager-split $e
+	done
+done
+one disable-e dirty-log -v 2 -b 8m -s anonymous_hugetlb_2mb --reserve-hugepages --page-steps -i 1 -e'
+
+# assert_steps TAG ENABLE HARVEST: run TAG's mappings after each step,
+# less those after populate (the guest's own memory stays as it was),
+# 4K/2M/1G: the enable's and the first harvest's as given (split: 2048
+# 4K for the four 2M; none: nothing), then the disable zaps what logging
+# split or left 4K (2M -4 from populate: the iteration's writes split
+# the rest), and one pass rebuilds the four 2M.
+assert_steps() {
+	local split='[2048, -4, 0]' none='[0, 0, 0]' want
+	want=$(jq -cn --argjson e "${!2}" --argjson h "${!3}" '[
+		{step: "populate", d: [0, 0, 0]}, {step: "enable", d: $e},
+		{step: "harvest", d: $h}, {step: "disable", d: [0, -4, 0]},
+		{step: "repopulate", d: [0, 0, 0]}]')
+	assert_line "RESULT $1 rc=0"
+	result_json "$1" | assert_json - '.results.runs[0].dirty_log.page_steps as $s |
+		$s[0]."2m" >= 4 and
+		[$s[] | {step, d: [."4k" - $s[0]."4k", ."2m" - $s[0]."2m",
+				    ."1g" - $s[0]."1g"]}] == $want' --argjson want "$want"
+}
+
 # x86 BASE: the table with eager splitting on and off in that base's
 # nested kernel, where KVM's parameters can be set; the parameter is put
-# back after the run.
+# back after the run.  The page steps in the same boot.
 x86() {
 	local base=$1 j
 	[[ $ARCH == x86_64 ]] || skip "kvm.eager_page_split is x86's"
@@ -37,8 +70,28 @@ x86() {
 	mmub --base "$base" --sh "$ONE_SH"'
 echo "PARAM before $(cat /sys/module/kvm/parameters/eager_page_split)"
 one table '"$TABLE"' --eager-split on,off
+'"$STEPS_SH"'
 echo "PARAM after $(cat /sys/module/kvm/parameters/eager_page_split)"'
 	assert_success
+	# Eager splitting splits at the enable in clear mode, at the first
+	# clear with INITIALLY_SET; without it the harvests split nothing
+	# (the iteration's writes do).
+	assert_steps steps-clear-on split split
+	assert_steps steps-clear-off none none
+	assert_steps steps-clear-init-set-on none split
+	assert_steps steps-clear-init-set-off none none
+	# -e: the vCPUs wrote across the disable (their latency is in its
+	# phase) until each passed over its memory again, by which time the
+	# eight 2M mappings were back.
+	assert_line "RESULT disable-e rc=0"
+	result_json disable-e | assert_json - '.config.disable_writing == true and
+		(.results.runs[0] | .dirty_log.disable_ms > 0 and
+		 ([.phases[] | select(.name == "disable") |
+		   .vcpus[].latency_ns.p99 > 0] == [true, true]) and
+		 (.dirty_log.page_steps as $s |
+		  ($s[] | select(.step == "repopulate"))."2m" - $s[0]."2m" == 0 and
+		  $s[0]."2m" >= 8))'
+
 	assert_line "RESULT table rc=0"
 	assert_line "PARAM before Y"
 	assert_line "PARAM after Y"
@@ -61,11 +114,11 @@ echo "PARAM after $(cat /sys/module/kvm/parameters/eager_page_split)"'
 			else .e == {pages_4k: 0, pages_2m: 0} end)' <<<"$j"
 }
 
-@test "eager splitting (6.1, x86): the enable splits 2M mappings when on, none when off or with INITIALLY_SET" {
+@test "eager splitting (6.1, x86): the enable splits 2M mappings when on, none when off or with INITIALLY_SET; page sizes after every step; -e" {
 	x86 6.1
 }
 
-@test "eager splitting (6.12, x86): the enable splits 2M mappings when on, none when off or with INITIALLY_SET" {
+@test "eager splitting (6.12, x86): the enable splits 2M mappings when on, none when off or with INITIALLY_SET; page sizes after every step; -e" {
 	x86 6.12
 }
 

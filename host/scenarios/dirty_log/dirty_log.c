@@ -7,6 +7,11 @@
  * With --verify the vCPUs keep writing across the enable and the first
  * harvest, the oracle checks every harvest from that first one, and
  * afterwards runs --rounds harvests while the vCPUs keep writing.
+ * With -e (dirty_log_perf_test's) they keep writing while logging is
+ * disabled, and until each has passed over its memory once more.
+ * --page-steps counts KVM's mappings by page size after each step, as
+ * dirty_log_page_splitting_test does: populate, enable, the first
+ * harvest, disable, and one more pass (repopulate).
  *
  * "--table enable" is in dirty_log_table.c.
  */
@@ -24,7 +29,7 @@
 enum {
 	O_MODE = 512, O_GET = 'g', O_CHUNK = 'k', O_RING_SIZE = 513,
 	O_VERIFY, O_ROUNDS, O_TABLE, O_DROP, O_TABLE_MODES, O_EAGER,
-	O_EAGER_CHUNK,
+	O_EAGER_CHUNK, O_PAGE_STEPS, O_DISABLE_WRITING = 'e',
 };
 
 static const struct opt opts[] = {
@@ -51,6 +56,12 @@ static const struct opt opts[] = {
 	{ "eager-split-chunk", O_EAGER_CHUNK, required_argument, "SIZE",
 	  "arm64: KVM_CAP_ARM_EAGER_SPLIT_CHUNK_SIZE, 0 (off) or a block "
 	  "size; with --table enable, a list such as 0,2m" },
+	{ "disable-writing", O_DISABLE_WRITING, no_argument, NULL,
+	  "the vCPUs keep writing while logging is disabled, until each has "
+	  "passed over its memory once more (dirty_log_perf_test's -e)" },
+	{ "page-steps", O_PAGE_STEPS, no_argument, NULL,
+	  "KVM's mappings by page size (x86's pages_4k/2m/1g) after "
+	  "populate, enable, the first harvest, disable and one more pass" },
 	{ "debug-drop-dirty", O_DROP, required_argument, "H",
 	  "lose one page KVM reports in harvest H (0: the first), or the "
 	  "first later one reporting any: --verify must then fail, naming it" },
@@ -68,6 +79,8 @@ static struct {
 	struct table_modes table_modes;
 	struct eager_list eager;	/* --eager-split[-chunk] */
 	s64 drop;		/* --debug-drop-dirty, -1: off */
+	bool disable_writing;	/* -e */
+	bool page_steps;
 } o = {
 	.mode = DLOG_CLEAR, .ring_bytes = DLOG_RING_DEFAULT, .rounds = 200,
 	.drop = -1,
@@ -120,6 +133,12 @@ static void parse(int key, const char *arg)
 	case O_EAGER_CHUNK:
 		eager_parse_chunk(&o.eager, arg);
 		break;
+	case O_DISABLE_WRITING:
+		o.disable_writing = true;
+		break;
+	case O_PAGE_STEPS:
+		o.page_steps = true;
+		break;
 	}
 }
 
@@ -144,6 +163,9 @@ static void validate(struct common *c)
 		    c->iterations, o.rounds, o.rounds + c->iterations + 2);
 	if (o.table && o.verify)
 		die("--table enable: measures enabling only; drop --verify");
+	if (o.table && (o.disable_writing || o.page_steps))
+		die("--table enable: measures enabling only; not with %s",
+		    o.page_steps ? "--page-steps" : "-e");
 	if (o.verify)
 		oracle_shape(&c->vm);
 	if (o.table_modes.n && !o.table)
@@ -185,8 +207,20 @@ static const struct field iter_fields[] = {
 	{ NULL },
 };
 
+/* --page-steps: where the mappings are counted. */
+enum step { STEP_POPULATE, STEP_ENABLE, STEP_HARVEST, STEP_DISABLE,
+	    STEP_REPOPULATE, NR_STEPS };
+
+static const char *const step_names[NR_STEPS] = {
+	[STEP_POPULATE] = "populate", [STEP_ENABLE] = "enable",
+	[STEP_HARVEST] = "harvest", [STEP_DISABLE] = "disable",
+	[STEP_REPOPULATE] = "repopulate",
+};
+
 struct dl_run {
 	const char *mode;
+	s64 steps[NR_STEPS][VM_PAGE_SIZES];	/* -1: not taken, or no stat */
+	bool stepped[NR_STEPS];
 	double enable_ms, disable_ms;
 	u64 first_reported, touched;
 	u64 ring_full_exits;
@@ -287,12 +321,21 @@ static int verify_concurrent(struct vm *vm, struct dl_run *r, u32 gen)
 	return lost ? -1 : 0;
 }
 
+static void step(struct vm *vm, struct dl_run *r, enum step s)
+{
+	if (!o.page_steps)
+		return;
+	vm_pages_by_size(vm, r->steps[s]);
+	r->stepped[s] = true;
+}
+
 static void enable(struct vm *vm, struct run *run, struct dl_run *r)
 {
 	struct phase *p = run_phase_begin(vm, run, "enable");
 
 	r->enable_ms = dlog_enable(&r->d, true);
 	run_phase_end(vm, p);
+	step(vm, r, STEP_ENABLE);
 }
 
 /* The first harvest, with the guest at rest: what is reported. */
@@ -300,6 +343,7 @@ static void enable_at_rest(struct vm *vm, struct run *run, struct dl_run *r)
 {
 	enable(vm, run, r);
 	dlog_harvest(&r->d);
+	step(vm, r, STEP_HARVEST);
 	r->first_reported = bitmap_weight(r->d.dirty, r->d.pages);
 	memset(r->d.dirty, 0, (r->d.pages / 64 + 1) * 8);
 }
@@ -323,6 +367,7 @@ static int enable_writing(struct vm *vm, struct run *run, struct dl_run *r,
 	if (oracle_live(&r->o, vm))
 		return -1;
 	lost = oracle_round(&r->o, vm);
+	step(vm, r, STEP_HARVEST);
 	r->first_reported = bitmap_weight(r->o.dirty, r->o.pages);
 	if (vm_stop_loop(vm))
 		return -1;
@@ -330,13 +375,38 @@ static int enable_writing(struct vm *vm, struct run *run, struct dl_run *r,
 	return lost ? -1 : 0;
 }
 
-static int dirty_log_once(struct vm *vm, struct run *run, struct dl_run *r,
-			  u32 iterations)
+/*
+ * Logging off; with -e while the vCPUs write (generation @gen), and
+ * until each has passed over its memory once more, in the phase: their
+ * latency across it.  The step is counted at the ioctl's return (with
+ * -e while they refault).
+ */
+static int disable(struct vm *vm, struct run *run, struct dl_run *r, u32 gen)
 {
 	struct phase *p;
 
+	if (o.disable_writing && vm_post(vm, MMUB_CMD_LOOP, gen))
+		return -1;
+	p = run_phase_begin(vm, run, "disable");
+	r->disable_ms = dlog_enable(&r->d, false);
+	step(vm, r, STEP_DISABLE);
+	if (!o.disable_writing) {
+		run_phase_end(vm, p);
+		return 0;
+	}
+	if (vm_wait_passes(vm, 2, "a pass after logging was disabled") ||
+	    vm_stop_loop(vm))
+		return -1;
+	phase_end(vm, p, true);
+	return 0;
+}
+
+static int dirty_log_once(struct vm *vm, struct run *run, struct dl_run *r,
+			  u32 iterations)
+{
 	if (run_pass(vm, run, "populate", 0))
 		return -1;
+	step(vm, r, STEP_POPULATE);
 	for (u32 i = 0; i < vm->p.nr_vcpus; i++)
 		r->touched += run->ph[0].pass[i].accesses;
 
@@ -349,11 +419,50 @@ static int dirty_log_once(struct vm *vm, struct run *run, struct dl_run *r,
 	if (o.verify && verify_concurrent(vm, r, iterations + 1))
 		return -1;
 
-	p = run_phase_begin(vm, run, "disable");
-	r->disable_ms = dlog_enable(&r->d, false);
-	run_phase_end(vm, p);
+	if (disable(vm, run, r, iterations + 2))
+		return -1;
 	r->ring_full_exits = r->d.ring_full_exits;
+	if (!o.page_steps)
+		return 0;
+	if (run_pass(vm, run, "repopulate", iterations + 3))
+		return -1;
+	step(vm, r, STEP_REPOPULATE);
 	return 0;
+}
+
+/* --page-steps: the mappings by size at each step taken, VM-wide. */
+static void print_steps(const struct dl_run *r)
+{
+	if (r->steps[STEP_POPULATE][0] < 0) {
+		printf("  page steps: n/a: this KVM counts no mappings by page "
+		       "size (pages_4k/2m/1g are x86's stats)\n");
+		return;
+	}
+	printf("  mappings by page size after each step (KVM's pages_4k, "
+	       "pages_2m, pages_1g; the whole VM)\n");
+	printf("  %-12s %9s %9s %9s\n", "step", "4K", "2M", "1G");
+	for (u32 s = 0; s < NR_STEPS; s++)
+		if (r->stepped[s])
+			printf("  %-12s %9lld %9lld %9lld\n", step_names[s],
+			       (long long)r->steps[s][0],
+			       (long long)r->steps[s][1],
+			       (long long)r->steps[s][2]);
+}
+
+static json_t *steps_json(const struct dl_run *r)
+{
+	json_t *a = json_array();
+
+	if (r->steps[STEP_POPULATE][0] < 0)
+		return json_null();
+	for (u32 s = 0; s < NR_STEPS; s++)
+		if (r->stepped[s])
+			json_array_append_new(a, json_pack(
+				"{s:s, s:I, s:I, s:I}", "step", step_names[s],
+				"4k", (json_int_t)r->steps[s][0],
+				"2m", (json_int_t)r->steps[s][1],
+				"1g", (json_int_t)r->steps[s][2]));
+	return a;
 }
 
 static void print_run(const struct vm *vm, const struct dl_run *r, u32 n)
@@ -383,6 +492,8 @@ static void print_run(const struct vm *vm, const struct dl_run *r, u32 n)
 		       "time (target <= 5 %%)\n", 100 * user / ioctl_ms);
 	if (r->verified)
 		oracle_print(&r->o);
+	if (o.page_steps)
+		print_steps(r);
 }
 
 static json_t *run_json(const struct dl_run *r, u32 n)
@@ -397,6 +508,8 @@ static json_t *run_json(const struct dl_run *r, u32 n)
 		json_array_append_new(its, it);
 	}
 	jset(j, "iterations", its);
+	if (o.page_steps)
+		jset(j, "page_steps", steps_json(r));
 	if (r->verified) {
 		json_t *v = json_object();
 
@@ -450,8 +563,9 @@ static int run(struct common *c)
 	if (o.table)
 		return dirty_log_table(c, &o.table_modes, &o.eager);
 	report_header(&c->vm, "dirty-log");
-	printf("dirty logging: --mode %s%s%s%s\n", dlog_mode_names[o.mode],
+	printf("dirty logging: --mode %s%s%s%s%s\n", dlog_mode_names[o.mode],
 	       o.verify ? ", every harvest verified" : "",
+	       o.disable_writing ? ", disabled while the vCPUs write" : "",
 	       o.eager.n ? ", eager splitting " : "",
 	       o.eager.n ? eager_name(&o.eager.s[0], es, sizeof(es)) : "");
 	config = json_object();
@@ -462,6 +576,8 @@ static int run(struct common *c)
 	     json_string(eager_name(&o.eager.s[0], es, sizeof(es))) :
 	     json_null());
 	jset(config, "rounds", json_integer(o.rounds));
+	jset(config, "disable_writing", json_boolean(o.disable_writing));
+	jset(config, "page_steps", json_boolean(o.page_steps));
 	return run_all(c, "dirty-log", config, &h);
 }
 
