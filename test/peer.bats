@@ -72,6 +72,20 @@ peer_run() {
 	assert_equal "$(wc -l <<<"$output")" 7
 }
 
+@test "tools/peer.sh -e: both disable logging while the vCPUs write; the disable row compares them" {
+	require_nested
+	local out=$BATS_TEST_TMPDIR/peer
+	peer_run --arch x86_64 -e -v 1 -b 8m -i 2 --runs 1 --out "$out"
+	assert_success
+	# 6.1's -e falls through into -g: mmubench's side in get mode too.
+	assert_line "tools/peer.sh: linux-source-6.1's dirty_log_perf_test -e also turns manual protect off (its -e falls through into -g): mmubench runs --mode get to match"
+	assert_line --regexp '^tools/peer.sh: 1 runs each of dirty_log_perf_test -v 1 -b 8m -i 2 -e and mmubench dirty-log -v 1 -b 8m -i 2 --mode get --no-populate --no-latency -e, '
+	assert_json "$out/mmubench.json" '.config.disable_writing == true'
+	run table_rows "$out/compare.txt"
+	assert_success
+	assert_line --regexp '^results\.runs\[\]\.dirty_log\.disable_ms\|get\|1\|1\|[0-9]+\.[0-9]+$'
+}
+
 # The lines of one run of the peer, as 6.1's dirty_log_perf_test prints
 # them (-v 1 -b 16m -i 2, nested x86_64).
 peer_lines() { # DIRTY1 [CLEAR2]
@@ -274,7 +288,7 @@ PF_RUN=$ROOT/test/fixtures/peer/pre_fault_memory_test-6.12-x86_64.txt
 	for a in "-z" "--vcpus 2" "-v 0" "-v 65" "-i 1" "-b 12x" "--mode ring" \
 		 "--runs 0" "--arch ppc64" "--timeout soon" "--runs" \
 		 "--test memslot_perf_test" "--uffd-mode major" "-s tmpfs" \
-		 "--uffd-mode minor"; do
+		 "--uffd-mode minor" "-e --test demand_paging_test"; do
 		# shellcheck disable=SC2086 # the option and its value
 		run --separate-stderr "$ROOT/tools/peer.sh" $a
 		assert_equal "$status" 2

@@ -20,7 +20,7 @@
 #                        test prints none: its ioctls are timed by kprobes
 #                        on kvm_vcpu_ioctl, see below)
 #
-#   tools/peer.sh [--test T] [--kernel 6.1|6.12] [--arch x86_64|arm64] [-v N] [-b SIZE] [-i N] [--mode M] [-g]
+#   tools/peer.sh [--test T] [--kernel 6.1|6.12] [--arch x86_64|arm64] [-v N] [-b SIZE] [-i N] [--mode M] [-g] [-e]
 #              [--uffd-mode M] [-s BACKING] [--runs R] [--out DIR] [--mem SIZE] [--timeout SEC] [--build-only]
 #
 #   --test T        dirty_log_perf_test (default), demand_paging_test or
@@ -36,6 +36,8 @@
 #   --mode M        clear-init-set: the peer's default, manual protect with
 #                   KVM_DIRTY_LOG_INITIALLY_SET (default); get: the peer's -g
 #   -g              the same as --mode get
+#   -e              both disable logging while the vCPUs write: the
+#                   peer's -e, mmubench dirty-log's -e
 #   --uffd-mode M   demand_paging_test: missing (default) or minor, the
 #                   peer's -u MISSING|MINOR
 #   -s BACKING      demand_paging_test: the backing, as both name it
@@ -49,7 +51,7 @@
 # mmubench runs with --no-populate and --no-latency: the peer neither
 # pre-faults host memory nor times each access.  On arm64 the peer tests
 # one guest mode, its default -m 5 (40-bit IPA, 4K pages), not every one
-# the CPU offers.  -i, --mode and -g are dirty_log_perf_test's, -s and
+# the CPU offers.  -i, --mode, -g and -e are dirty_log_perf_test's, -s and
 # --uffd-mode demand_paging_test's.
 #
 # pre_fault_memory_test takes no options and prints no time.  It maps its
@@ -93,7 +95,7 @@ test=dirty_log_perf_test uffd_mode=missing backing=anonymous sized=''
 # The selftests it runs, each with tools/peer/TEST.awk.
 peer_tests=(dirty_log_perf_test demand_paging_test pre_fault_memory_test)
 kernel_base 6.1
-out='' timeout='' build_only=0
+out='' timeout='' build_only=0 disable_writing=0
 run_opts=()
 
 bad() { die "$1" 2; }
@@ -105,6 +107,7 @@ while (($#)); do
 	case $1 in
 	-h|--help) usage 0 ;;
 	-g) mode="get"; shift; continue ;;
+	-e) disable_writing=1; shift; continue ;;
 	--build-only) build_only=1; shift; continue ;;
 	--test|--kernel|--arch|-v|-b|-i|--mode|--uffd-mode|-s|--runs|--out|--mem|--timeout)
 		(($# >= 2)) || bad "$1 needs a value" ;;
@@ -148,6 +151,8 @@ esac
 if ! [[ $iterations =~ ^[0-9]+$ ]] || ((iterations < 2 || iterations > 1000)); then
 	bad "-i $iterations: expected 2..1000 (the peer needs two iterations or more)"
 fi
+((!disable_writing)) || [[ $test == dirty_log_perf_test ]] ||
+	bad "-e: dirty_log_perf_test's, not $test's"
 [[ $mode == clear-init-set || $mode == get ]] ||
 	bad "--mode $mode: unknown (accepted: clear-init-set, get)"
 [[ " ${peer_tests[*]} " == *" $test "* ]] ||
@@ -293,7 +298,21 @@ case $test in
 dirty_log_perf_test)
 	peer_args="-v $vcpus -b $size -i $iterations${peer_mode[*]:+ ${peer_mode[*]}}"
 	[[ $mode == get ]] && peer_args+=" -g"
+	if ((disable_writing)); then
+		peer_args+=" -e"
+		# 6.1's option switch falls through from -e into -g (no break,
+		# fixed by 6.12): its -e turns manual protect off too.
+		if grep -A1 'run_vcpus_while_disabling_dirty_logging = true;' \
+			"$src/tools/testing/selftests/kvm/$test.c" |
+			sed -n 2p | grep -q "case 'g':"; then
+			note "linux-source-$base's $test -e also turns manual protect off (its -e falls through into -g): mmubench runs --mode get to match"
+			mode=get
+		fi
+	fi
 	mmub_args="dirty-log -v $vcpus -b $size -i $iterations --mode $mode --no-populate --no-latency"
+	if ((disable_writing)); then
+		mmub_args+=" -e"
+	fi
 	;;
 demand_paging_test)
 	peer_args="-v $vcpus -b $size -s $backing -u ${uffd_mode^^}${peer_mode[*]:+ ${peer_mode[*]}}"
