@@ -306,7 +306,7 @@ dirty_log_perf_test)
 			"$src/tools/testing/selftests/kvm/$test.c" |
 			sed -n 2p | grep -q "case 'g':"; then
 			note "linux-source-$base's $test -e also turns manual protect off (its -e falls through into -g): mmubench runs --mode get to match"
-			mode=get
+			mode="get"
 		fi
 	fi
 	mmub_args="dirty-log -v $vcpus -b $size -i $iterations --mode $mode --no-populate --no-latency"
