@@ -219,8 +219,8 @@ static const char *const step_names[NR_STEPS] = {
 
 struct dl_run {
 	const char *mode;
-	s64 steps[NR_STEPS][VM_PAGE_SIZES];	/* -1: not taken, or no stat */
-	bool stepped[NR_STEPS];
+	s64 steps[NR_STEPS][VM_PAGE_SIZES];	/* -1: the kernel has no stat */
+	bool stepped[NR_STEPS];			/* counted */
 	double enable_ms, disable_ms;
 	u64 first_reported, touched;
 	u64 ring_full_exits;
@@ -451,10 +451,11 @@ static void print_steps(const struct dl_run *r)
 
 static json_t *steps_json(const struct dl_run *r)
 {
-	json_t *a = json_array();
+	json_t *a;
 
 	if (r->steps[STEP_POPULATE][0] < 0)
 		return json_null();
+	a = json_array();
 	for (u32 s = 0; s < NR_STEPS; s++)
 		if (r->stepped[s])
 			json_array_append_new(a, json_pack(
