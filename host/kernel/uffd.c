@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
@@ -107,4 +108,32 @@ int uffd_continue(int fd, u64 dst, u64 len)
 	struct uffdio_continue c = { .range = { .start = dst, .len = len } };
 
 	return resolved(ioctl(fd, UFFDIO_CONTINUE, &c));
+}
+
+int uffd_next_fault(int fd, int stop, struct uffd_msg *m)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = fd, .events = POLLIN },
+		{ .fd = stop, .events = POLLIN },
+	};
+
+	for (;;) {
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (pfd[1].revents)
+			return 0;
+		if (!(pfd[0].revents & POLLIN))
+			continue;
+		/* O_NONBLOCK: another reader may have taken it. */
+		if (read(fd, m, sizeof(*m)) != sizeof(*m)) {
+			if (errno == EAGAIN || errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (m->event == UFFD_EVENT_PAGEFAULT)
+			return 1;
+	}
 }

@@ -41,4 +41,14 @@ int uffd_unregister(int fd, void *start, u64 len);
 int uffd_copy(int fd, u64 dst, const void *src, u64 len);
 int uffd_continue(int fd, u64 dst, u64 len);
 
+struct uffd_msg;
+
+/*
+ * The next page fault on @fd into @m, waiting until one comes or @stop
+ * (an eventfd) is readable: 1 for a fault, 0 for stop, -1 and errno.
+ * Several threads may wait on one @fd: a fault another one read first
+ * is waited past, as is any event that is not a page fault.
+ */
+int uffd_next_fault(int fd, int stop, struct uffd_msg *m);
+
 #endif

@@ -176,26 +176,12 @@ static void *store_main(void *arg)
 static void *fault_main(void *arg)
 {
 	struct dest *d = arg;
-	struct pollfd pfd[2] = {
-		{ .fd = d->uffd, .events = POLLIN },
-		{ .fd = d->stop, .events = POLLIN },
-	};
 	u64 base = (u64)(uintptr_t)d->vm->test.hva;
 	struct wire_msg msg = { .type = WIRE_GET };
 	struct uffd_msg um;
+	int got;
 
-	for (;;) {
-		if (poll(pfd, 2, -1) < 0 && errno != EINTR)
-			break;
-		if (pfd[1].revents)
-			return NULL;
-		if (read(d->uffd, &um, sizeof(um)) != sizeof(um)) {
-			if (errno == EAGAIN || errno == EINTR)
-				continue;
-			break;
-		}
-		if (um.event != UFFD_EVENT_PAGEFAULT)
-			continue;
+	while ((got = uffd_next_fault(d->uffd, d->stop, &um)) > 0) {
 		d->m->pc.faults++;
 		msg.page = (um.arg.pagefault.address - base) / MMUB_SZ_4K;
 		/* Other vCPUs' faults on it: asked for once. */
@@ -204,10 +190,13 @@ static void *fault_main(void *arg)
 		d->asked_ms[msg.page] = now_ms();
 		__atomic_or_fetch(&d->asked[msg.page / 64],
 				  1ULL << (msg.page % 64), __ATOMIC_RELEASE);
-		if (wire_write(d->fd, &msg, sizeof(msg)))
+		if (wire_write(d->fd, &msg, sizeof(msg))) {
+			got = -1;
 			break;
+		}
 	}
-	d->err = errno ? errno : EPIPE;
+	if (got)
+		d->err = errno ? errno : EPIPE;
 	return NULL;
 }
 

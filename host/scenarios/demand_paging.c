@@ -24,7 +24,6 @@
  * latency, every access a fault); per handler its service time.
  */
 #include <errno.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,35 +202,14 @@ static int serve(struct reader *r, const struct uffd_msg *m, double t0)
 static void *reader_main(void *arg)
 {
 	struct reader *r = arg;
-	struct pollfd pfd[2] = {
-		{ .fd = r->uffd, .events = POLLIN },
-		{ .fd = r->x->stop, .events = POLLIN },
-	};
 	struct uffd_msg m;
+	int got;
 
-	for (;;) {
-		if (poll(pfd, 2, -1) < 0 && errno != EINTR) {
-			r->err = errno;
+	while ((got = uffd_next_fault(r->uffd, r->x->stop, &m)) > 0)
+		if (serve(r, &m, now_ms()))
 			break;
-		}
-		if (pfd[1].revents)
-			break;
-		if (!(pfd[0].revents & POLLIN))
-			continue;
-		/* Another reader of the same userfaultfd may have taken it. */
-		if (read(r->uffd, &m, sizeof(m)) != sizeof(m)) {
-			if (errno == EAGAIN || errno == EINTR)
-				continue;
-			r->err = errno;
-			break;
-		}
-		if (m.event != UFFD_EVENT_PAGEFAULT)
-			continue;
-		if (serve(r, &m, now_ms())) {
-			r->err = errno;
-			break;
-		}
-	}
+	if (got)
+		r->err = errno;
 	return NULL;
 }
 
