@@ -18,6 +18,24 @@ json_t *jnum(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
+double hist_us(const struct mmub_hist *h, u32 ppm)
+{
+	if (!h->count)
+		return 0;
+	if (ppm >= 1000000)
+		return h->max / 1e3;
+	return mmub_hist_quantile(h, ppm) / 1e3;
+}
+
+json_t *hist_us_json(const struct mmub_hist *h)
+{
+	return json_pack("{s:o, s:o, s:o, s:o}",
+			 "p50_us", jnum(hist_us(h, 500000)),
+			 "p99_us", jnum(hist_us(h, 990000)),
+			 "p999_us", jnum(hist_us(h, 999000)),
+			 "max_us", jnum(hist_us(h, 1000000)));
+}
+
 void jset(json_t *obj, const char *key, json_t *val)
 {
 	if (!val || json_object_set_new(obj, key, val))

@@ -10,9 +10,17 @@
 #include <stddef.h>
 #include <jansson.h>
 #include <mmubench/types.h>
+#include <mmubench/histogram.h>
 
 /* A measured value: NaN (no measurement) is null. */
 json_t *jnum(double v);
+/*
+ * A histogram of nanoseconds (a handler's service, a page's pull) in
+ * microseconds: its quantile @ppm, 1000000 its maximum, 0 if empty; and
+ * as {p50_us, p99_us, p999_us, max_us}.
+ */
+double hist_us(const struct mmub_hist *h, u32 ppm);
+json_t *hist_us_json(const struct mmub_hist *h);
 /* Set @key of @obj, taking @val; dies if jansson runs out of memory. */
 void jset(json_t *obj, const char *key, json_t *val);
 /* @root to @path: a temporary file, then rename.  0, or -1 and errno. */

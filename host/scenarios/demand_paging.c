@@ -331,18 +331,15 @@ static int check_pass(const struct vm *vm, const struct phase *p)
 	return -1;
 }
 
-static double q_us(const struct mmub_hist *h, u32 ppm)
-{
-	return h->count ? mmub_hist_quantile(h, ppm) / 1e3 : 0;
-}
-
 static json_t *service_json(const struct mmub_hist *h)
 {
-	return json_pack("{s:I, s:o, s:o, s:o, s:o}", "faults",
-			 (json_int_t)h->count, "p50_us", jnum(q_us(h, 500000)),
-			 "p99_us", jnum(q_us(h, 990000)),
-			 "p999_us", jnum(q_us(h, 999000)),
-			 "max_us", jnum(h->count ? h->max / 1e3 : 0));
+	json_t *j = json_pack("{s:I}", "faults", (json_int_t)h->count);
+	json_t *q = hist_us_json(h);
+
+	if (!j || !q || json_object_update(j, q))
+		die("out of memory building the JSON document");
+	json_decref(q);
+	return j;
 }
 
 /* Per handler and in all: what it resolved, and how long each took. */
@@ -371,15 +368,16 @@ static void report_handlers(const struct dp_ctx *x, json_t *j)
 		printf("    handler %-3u uffd %-3u %8llu pages  service p50 %7.1f "
 		       "us  p99 %7.1f us  max %7.1f us\n", i, r->index,
 		       (unsigned long long)r->supplied,
-		       q_us(&r->service_ns, 500000),
-		       q_us(&r->service_ns, 990000),
-		       r->service_ns.count ? r->service_ns.max / 1e3 : 0);
+		       hist_us(&r->service_ns, 500000),
+		       hist_us(&r->service_ns, 990000),
+		       hist_us(&r->service_ns, 1000000));
 	}
 	printf("  supplied %llu pages of %llu KiB (%llu resolved by another "
 	       "reader first); service p50 %.1f us, p99 %.1f us, p99.9 %.1f "
 	       "us\n", (unsigned long long)supplied,
 	       (unsigned long long)(x->page >> 10), (unsigned long long)raced,
-	       q_us(&all, 500000), q_us(&all, 990000), q_us(&all, 999000));
+	       hist_us(&all, 500000), hist_us(&all, 990000),
+	       hist_us(&all, 999000));
 	jset(j, "pages_supplied", json_integer((json_int_t)supplied));
 	jset(j, "pages_raced", json_integer((json_int_t)raced));
 	jset(j, "page_bytes", json_integer((json_int_t)x->page));

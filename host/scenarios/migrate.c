@@ -416,21 +416,14 @@ static int migrate_once(struct vm *vm, struct run *run, struct mig *m)
 	return mig_source_run(vm, m);
 }
 
-static double q_us(const struct mmub_hist *h, u32 ppm)
-{
-	return h->count ? mmub_hist_quantile(h, ppm) / 1e3 : 0;
-}
-
 /*
  * The post-copy phase: what the destination lacked and how it came, the
  * pulls' latency from the fault to the page installed.
  */
 static json_t *postcopy_json(const struct mig_postcopy *pc)
 {
-	const struct mmub_hist *h = &pc->pull_ns;
-
 	return json_pack("{s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, "
-			 "s:{s:o, s:o, s:o, s:o}}",
+			 "s:o}",
 			 "rounds_before", (int)o.mp.postcopy_rounds,
 			 "pages", (json_int_t)pc->pages,
 			 "pulled", (json_int_t)pc->pulled,
@@ -441,10 +434,7 @@ static json_t *postcopy_json(const struct mig_postcopy *pc)
 			 "bytes", (json_int_t)pc->bytes,
 			 "postcopy_ms", jnum(pc->postcopy_ms),
 			 "staging_ms", jnum(pc->staging_ms),
-			 "pull_latency", "p50_us", jnum(q_us(h, 500000)),
-			 "p99_us", jnum(q_us(h, 990000)),
-			 "p999_us", jnum(q_us(h, 999000)),
-			 "max_us", jnum(h->count ? h->max / 1e3 : 0));
+			 "pull_latency", hist_us_json(&pc->pull_ns));
 }
 
 static void print_postcopy(const struct mig_postcopy *pc)
@@ -457,8 +447,8 @@ static void print_postcopy(const struct mig_postcopy *pc)
 	       "staging, %.1f ms, not counted)\n", pc->postcopy_ms,
 	       (unsigned long long)pc->pages, (unsigned long long)pc->pulled,
 	       (unsigned long long)pc->faults, (unsigned long long)pc->pushed,
-	       q_us(h, 500000), q_us(h, 990000),
-	       h->count ? h->max / 1e3 : 0, pc->staging_ms);
+	       hist_us(h, 500000), hist_us(h, 990000), hist_us(h, 1000000),
+	       pc->staging_ms);
 }
 
 /* The vCPUs' accesses over the post-copy phase, all vCPUs together. */
