@@ -358,8 +358,7 @@ static int stage(struct vm *vm, const struct lack *l, struct dest *d)
 			return -1;
 		}
 	}
-	if (mprotect(hva, size, PROT_READ) ||
-	    mprotect(hva, size, PROT_READ | PROT_WRITE)) {
+	if (backing_drop_mappings(&vm->test)) {
 		err_msg("migrate --postcopy: mprotect: %s", strerror(errno));
 		return -1;
 	}

@@ -363,8 +363,7 @@ static int invalidate(struct vm *vm)
 
 	switch (o.inv) {
 	case INV_MPROTECT:
-		if (mprotect(a, n, PROT_READ) ||
-		    mprotect(a, n, PROT_READ | PROT_WRITE)) {
+		if (backing_drop_mappings(&vm->test)) {
 			err_msg("--invalidate mprotect: %s", strerror(errno));
 			return -1;
 		}

@@ -270,6 +270,14 @@ void backing_populate(struct backing *b)
 		((volatile u8 *)b->hva)[off] = 0;
 }
 
+int backing_drop_mappings(struct backing *b)
+{
+	if (mprotect(b->hva, b->size, PROT_READ) ||
+	    mprotect(b->hva, b->size, PROT_READ | PROT_WRITE))
+		return -1;
+	return 0;
+}
+
 void backing_destroy(struct backing *b)
 {
 	if (b->map && b->map != MAP_FAILED)

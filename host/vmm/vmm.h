@@ -84,6 +84,11 @@ const char *backing_unavailable(enum backing_type type, u64 size, bool reserve);
 void backing_preflight(enum backing_type type, u64 size, bool reserve);
 int backing_create(struct backing *b, enum backing_type type, u64 size);
 void backing_populate(struct backing *b);
+/*
+ * Every mapping KVM holds of @b dropped through the MMU notifiers, its
+ * content kept (read-only, then back): 0, or -1 and errno.
+ */
+int backing_drop_mappings(struct backing *b);
 void backing_destroy(struct backing *b);
 
 /* One vCPU thread (vcpu.c). */
