@@ -290,12 +290,36 @@ static u64 harvest_bitmaps(struct dlog *d)
 	return n;
 }
 
+/*
+ * KVM_RESET_DIRTY_RINGS returns how many harvested entries it reset; all
+ * of them, or it stopped early.  Since 49005a2a3d2a (2025) it stops when a
+ * signal is pending, returning that count as success, and the batch of up
+ * to 64 adjacent gfns it had already taken but not yet write-protected
+ * stays writable: their next writes are never reported.  Nothing here can
+ * recover them, so say so rather than measure a log with holes.  A stop
+ * after the last ring's last entry returns the full count and is not
+ * seen here (1 of 40 one-vCPU runs lost a gfn so): vcpu.c's signal mask
+ * is the fix, this only names the case it can see.
+ */
+static void check_reset(struct dlog *d, u32 reset)
+{
+	if (reset == d->ring_unreset) {
+		d->ring_unreset = 0;
+		return;
+	}
+	die("KVM_RESET_DIRTY_RINGS reset %u of the %llu ring entries "
+	    "harvested: it stopped early (a signal pending?), and the gfns it "
+	    "had taken last stay unprotected, their writes unreported",
+	    reset, (unsigned long long)d->ring_unreset);
+}
+
 /* Caller holds d->lock. */
 static u64 harvest_rings(struct dlog *d)
 {
 	u32 mask = d->ring_entries - 1;
 	double t = now_ms();
 	u64 n = 0;
+	int r;
 
 	for (u32 i = 0; i < d->v.nr_vcpus; i++) {
 		struct kvm_dirty_gfn *ring = d->v.rings[i];
@@ -320,13 +344,16 @@ static u64 harvest_rings(struct dlog *d)
 					     e->offset);
 			mmub_store_release(&e->flags, KVM_DIRTY_GFN_F_RESET);
 			(*next)++;
+			d->ring_unreset++;
 		}
 	}
 	d->ring_ms += now_ms() - t;
 	t = now_ms();
-	if (ioctl(d->v.fd, KVM_RESET_DIRTY_RINGS, NULL) < 0)
+	r = ioctl(d->v.fd, KVM_RESET_DIRTY_RINGS, NULL);
+	if (r < 0)
 		die("KVM_RESET_DIRTY_RINGS: %s", strerror(errno));
 	d->reset_ms += now_ms() - t;
+	check_reset(d, (u32)r);
 	return n;
 }
 

@@ -64,6 +64,7 @@ struct dlog {
 	u32 ring_next[MMUB_MAX_VCPUS];	/* next entry of each ring */
 	pthread_mutex_t lock;	/* dirty[] and the rings */
 	u64 ring_full_exits;
+	u64 ring_unreset;	/* entries harvested, not yet reset by KVM */
 	/* --debug-drop-dirty: drop one page KVM reported in this harvest */
 	s64 drop_at;		/* harvest index, or -1 */
 	u64 harvests;		/* dlog_harvest() calls so far */
