@@ -54,6 +54,16 @@ require_nested() {
 	[[ $MMUB_NESTED == 1 ]] || fail "nested KVM unavailable: $MMUB_NESTED"
 }
 
+# refused EXPECTED-LINE ARGS...: mmubench ARGS is bad input, one line
+# "mmubench: EXPECTED-LINE" and exit 2.
+refused() {
+	local want=$1
+	shift
+	run "$MMUBENCH" "$@"
+	assert_equal "$status" 2
+	assert_output "mmubench: $want"
+}
+
 # kvm_mode: where "some KVM" runs: direct when it can, else nested.
 kvm_mode() {
 	if [[ $MMUB_DIRECT == 1 ]]; then echo direct; else echo nested; fi

@@ -103,33 +103,25 @@ one touch touch -v 1 -b 4m -s guest_memfd
 	assert_output "mmubench: -s guest_memfd: x86_64 only (KVM_X86_SW_PROTECTED_VM); arm64 KVM has no VM type with guest_memfd in Linux 6.12"
 }
 
-bad() { # EXPECTED-LINE ARGS...
-	local want=$1
-	shift
-	run "$MMUBENCH" "$@"
-	assert_equal "$status" 2
-	assert_output "mmubench: $want"
-}
-
 @test "bad input to private-mem and -s guest_memfd is one line, exit 2, before any VM" {
-	bad "-s anonymous: private-mem converts private memory (accepted: guest_memfd)" \
+	refused "-s anonymous: private-mem converts private memory (accepted: guest_memfd)" \
 		private-mem -s anonymous
-	bad "-w 50: private-mem writes every stride it visits, its checks read what each write replaces (accepted: 100)" \
+	refused "-w 50: private-mem writes every stride it visits, its checks read what each write replaces (accepted: 100)" \
 		private-mem -w 50
-	bad "--fraction/--ranges: private-mem visits all the test memory, every converted stride must be checked" \
+	refused "--fraction/--ranges: private-mem visits all the test memory, every converted stride must be checked" \
 		private-mem --fraction 0.5
-	bad "--convert-size 3M: must be a multiple of the stride (4K) dividing the 16M of test memory" \
+	refused "--convert-size 3M: must be a multiple of the stride (4K) dividing the 16M of test memory" \
 		private-mem -v 2 -b 8m --convert-size 3m
-	bad "--convert-size 32M: must be a multiple of the stride (4K) dividing the 16M of test memory" \
+	refused "--convert-size 32M: must be a multiple of the stride (4K) dividing the 16M of test memory" \
 		private-mem -v 2 -b 8m --convert-size 32m
-	bad "--conversions 0: out of range (accepted: 1..1000)" private-mem --conversions 0
-	bad "--debug-skip 9: there are 8 conversions (--conversions 4, each range twice)" \
+	refused "--conversions 0: out of range (accepted: 1..1000)" private-mem --conversions 0
+	refused "--debug-skip 9: there are 8 conversions (--conversions 4, each range twice)" \
 		private-mem -b 8m --debug-skip 9
-	bad "--debug-discard 5: there are 4 ranges (--conversions)" \
+	refused "--debug-discard 5: there are 4 ranges (--conversions)" \
 		private-mem -b 8m --debug-discard 5
-	bad "--debug-action: not with private-mem" private-mem --debug-action hang
-	bad "-s guest_memfd: dirty-log reads or changes the test memory from the host, which cannot map private memory (accepted: touch, private-mem)" \
+	refused "--debug-action: not with private-mem" private-mem --debug-action hang
+	refused "-s guest_memfd: dirty-log reads or changes the test memory from the host, which cannot map private memory (accepted: touch, private-mem)" \
 		dirty-log -s guest_memfd
-	bad "-s guest_memfd: demand-paging reads or changes the test memory from the host, which cannot map private memory (accepted: touch, private-mem)" \
+	refused "-s guest_memfd: demand-paging reads or changes the test memory from the host, which cannot map private memory (accepted: touch, private-mem)" \
 		demand-paging -s guest_memfd
 }

@@ -22,7 +22,7 @@ static const char *const key_stats[] = {
 	"remote_tlb_flush",
 };
 
-static void snap_take(struct vm *vm, struct snap *s)
+void snap_take(struct vm *vm, struct snap *s)
 {
 	u32 nv = vm->vcpus[0].stats.n;
 	u64 *tmp = calloc(nv + 1, sizeof(u64));
@@ -40,6 +40,13 @@ static void snap_take(struct vm *vm, struct snap *s)
 			s->vcpu[k] += tmp[k];
 	}
 	free(tmp);
+}
+
+void snap_free(struct snap *s)
+{
+	free(s->vm);
+	free(s->vcpu);
+	s->vm = s->vcpu = NULL;
 }
 
 bool snap_stat(const struct vm *vm, const struct snap *s, bool vcpu,
@@ -92,10 +99,8 @@ void phase_end(struct vm *vm, struct phase *p, bool guest_results)
 
 void phase_free(struct phase *p)
 {
-	free(p->before.vm);
-	free(p->before.vcpu);
-	free(p->after.vm);
-	free(p->after.vcpu);
+	snap_free(&p->before);
+	snap_free(&p->after);
 	free(p->pass);
 	free(p->lat);
 }
@@ -104,6 +109,26 @@ double cycles_to_ns(const struct vm *vm, u64 cycles)
 {
 	return vm->bi->clk_hz ? (double)cycles * 1e9 / (double)vm->bi->clk_hz :
 				0;
+}
+
+u64 phase_latency(const struct phase *p, struct mmub_hist *all)
+{
+	u64 accesses = 0;
+
+	mmub_hist_reset(all);
+	for (u32 i = 0; p->lat && i < p->nr_vcpus; i++) {
+		mmub_hist_merge(all, &p->lat[i]);
+		accesses += p->pass[i].accesses;
+	}
+	return accesses;
+}
+
+double access_ns(const struct vm *vm, const struct mmub_hist *h, u32 ppm)
+{
+	if (!h->count)
+		return 0;
+	return cycles_to_ns(vm, ppm >= 1000000 ? h->max :
+			    mmub_hist_quantile(h, ppm));
 }
 
 void report_header(const struct vm_params *c, const char *scenario)

@@ -25,6 +25,12 @@ struct phase {
 	struct mmub_hist *lat;	/* per vCPU */
 };
 
+/*
+ * Every VM and vCPU stat now, into @s (free with snap_free()); a stats
+ * file that cannot be read is reported and its values stay 0.
+ */
+void snap_take(struct vm *vm, struct snap *s);
+void snap_free(struct snap *s);
 /* A stat in @s (vCPU side summed if @vcpu); false if the kernel lacks it. */
 bool snap_stat(const struct vm *vm, const struct snap *s, bool vcpu,
 	       const char *name, u64 *val);
@@ -41,6 +47,14 @@ const char *kvm_mmu_kind(void);
 
 /* Guest clock cycles to nanoseconds. */
 double cycles_to_ns(const struct vm *vm, u64 cycles);
+/*
+ * The vCPUs' access latency over phase @p (guest clock cycles), all
+ * vCPUs merged into @all; returns their accesses.  Empty without the
+ * guest's results.
+ */
+u64 phase_latency(const struct phase *p, struct mmub_hist *all);
+/* A quantile (ppm; 1000000: the max) of such a histogram, in ns; 0 if empty. */
+double access_ns(const struct vm *vm, const struct mmub_hist *h, u32 ppm);
 
 /* The first line: the scenario and its VM. */
 void report_header(const struct vm_params *c, const char *scenario);

@@ -461,16 +461,14 @@ static void print_access(const struct vm *vm, const struct run *run)
 			ph = &run->ph[k];
 	if (!ph || !ph->lat)
 		return;
-	mmub_hist_reset(&all);
-	for (u32 i = 0; i < ph->nr_vcpus; i++)
-		mmub_hist_merge(&all, &ph->lat[i]);
+	phase_latency(ph, &all);
 	printf("  the vCPUs' %llu accesses during it: p50 %.2f us, p99 %.2f "
 	       "us, p99.9 %.2f us, max %.1f us\n",
 	       (unsigned long long)all.count,
-	       cycles_to_ns(vm, mmub_hist_quantile(&all, 500000)) / 1e3,
-	       cycles_to_ns(vm, mmub_hist_quantile(&all, 990000)) / 1e3,
-	       cycles_to_ns(vm, mmub_hist_quantile(&all, 999000)) / 1e3,
-	       cycles_to_ns(vm, all.max) / 1e3);
+	       access_ns(vm, &all, 500000) / 1e3,
+	       access_ns(vm, &all, 990000) / 1e3,
+	       access_ns(vm, &all, 999000) / 1e3,
+	       access_ns(vm, &all, 1000000) / 1e3);
 }
 
 /* "page" files the run under its table row in compare. */

@@ -169,33 +169,25 @@ struct pm_ctx {
 	u64 expected_reads;	/* strides the guest must find shared */
 };
 
-static s64 stat_of(const struct kstats *ks, const u64 *vals, const char *name)
+/* A VM stat of @s, or -1 where the kernel lacks it. */
+static s64 vm_stat(const struct vm *vm, const struct snap *s, const char *name)
 {
-	int i = kstats_index(ks, name);
+	u64 v;
 
-	return i < 0 ? -1 : (s64)vals[i];
+	return snap_stat(vm, s, false, name, &v) ? (s64)v : -1;
 }
 
 static void read_stats(struct vm *vm, struct pm_stats *st)
 {
-	u64 *vals = calloc(vm->stats.n ? vm->stats.n : 1, sizeof(*vals));
+	struct snap s;
+	u64 v;
 
-	if (!vals || kstats_read(&vm->stats, vals))
-		die("reading the VM's stats failed");
-	for (u32 s = 0; s < VM_PAGE_SIZES; s++)
-		st->pages[s] = stat_of(&vm->stats, vals, vm_page_size_stats[s]);
-	st->flush_reqs = stat_of(&vm->stats, vals, "remote_tlb_flush_requests");
-	free(vals);
-	st->pf_fixed = 0;
-	for (u32 i = 0; i < vm->p.nr_vcpus; i++) {
-		struct kstats *ks = &vm->vcpus[i].stats;
-
-		vals = calloc(ks->n ? ks->n : 1, sizeof(*vals));
-		if (!vals || kstats_read(ks, vals))
-			die("reading vCPU %u's stats failed", i);
-		st->pf_fixed += (u64)mmub_max(stat_of(ks, vals, "pf_fixed"), 0);
-		free(vals);
-	}
+	snap_take(vm, &s);
+	for (u32 i = 0; i < VM_PAGE_SIZES; i++)
+		st->pages[i] = vm_stat(vm, &s, vm_page_size_stats[i]);
+	st->flush_reqs = vm_stat(vm, &s, "remote_tlb_flush_requests");
+	st->pf_fixed = snap_stat(vm, &s, true, "pf_fixed", &v) ? v : 0;
+	snap_free(&s);
 }
 
 /* The host's word at each stride of [@off, @off + @size) on the shared side. */
