@@ -24,6 +24,20 @@ NX_ARGS="nx-recovery -v 2 -b 16m -x 4 --reserve-hugepages --recovery-period 500"
 	run "$MMUBENCH" nx-recovery --verify
 	assert_equal "$status" 2
 	assert_output "mmubench: --verify: belongs to the dirty-log scenario, not nx-recovery"
+	# --under-load: its phase has a length of its own, its vCPUs write a
+	# 4K page after each instruction, and their latency is a figure.
+	run "$MMUBENCH" nx-recovery --under-load --recovery-wait 5
+	assert_equal "$status" 2
+	assert_output "mmubench: --recovery-wait: not with --under-load, whose recovery phase lasts 3 recovery periods"
+	run "$MMUBENCH" nx-recovery --under-load --touch 4k
+	assert_equal "$status" 2
+	assert_output "mmubench: --under-load: needs a stride (--touch) of 8K or more: the vCPUs write in the 4K page after each instruction"
+	run "$MMUBENCH" nx-recovery --under-load --no-latency
+	assert_equal "$status" 2
+	assert_output "mmubench: --under-load: not with --no-latency: the vCPUs' access latency is one of its figures"
+	run "$MMUBENCH" touch --under-load
+	assert_equal "$status" 2
+	assert_output "mmubench: --under-load: belongs to the nx-recovery scenario, not touch"
 }
 
 @test "--exec under QEMU: the first pass plants every RET, later passes only call" {
@@ -180,4 +194,99 @@ nx-recovery() {
 
 @test "seed 002 (6.12): the original (upstream change) does not recover dirty-tracked NX huge pages, the revert does" {
 	nx-recovery 6.12 "$SERIES-revert" original
+}
+
+# --under-load: the vCPUs execute and write through the recovery phase.
+# One boot: the idle form and the under-load form with logging off, then
+# under load with logging on, then one killed by SIGTERM in its recovery
+# phase (its probes placed, the worker let run); before the first and
+# after each, the settings of NX_SCRIPT plus tracing's kprobes and
+# instances, which the under-load form uses.
+LOAD_SCRIPT='
+p=/sys/module/kvm/parameters
+t=/sys/kernel/tracing
+state() {
+	echo "nx=$(cat $p/nx_huge_pages) ratio=$(cat $p/nx_huge_pages_recovery_ratio)" \
+		"period=$(cat $p/nx_huge_pages_recovery_period_ms)" \
+		"pool2m=$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages)" \
+		"kprobes=$(wc -l <$t/kprobe_events) instances=$(ls $t/instances | wc -l)"
+}
+echo "PARAM before $(state)"
+one idle '"$NX_ARGS"' --no-dirty-log
+echo "PARAM idle $(state)"
+one load '"$NX_ARGS"' --no-dirty-log --under-load
+echo "PARAM load $(state)"
+one loadlog '"$NX_ARGS"' --under-load
+echo "PARAM loadlog $(state)"
+mmubench '"$NX_ARGS"' --under-load --recovery-period 600000 >term.out 2>&1 &
+i=0
+while [ $i -lt 240 ] && [ "$(cat $p/nx_huge_pages_recovery_ratio)" != 1 ]; do
+	sleep 1
+	i=$((i + 1))
+done
+echo "DURING $(state)"
+kill -TERM $(pidof mmubench)
+wait $!
+echo "RESULT term rc=$?"
+echo "PARAM term $(state)"'
+
+# What every under-load run reports: the vCPUs' accesses through the
+# phase, their latency in order, the kprobes' figures (the read and write
+# waits for mmu_lock, the worker's zaps), and no idle-form figure that
+# the vCPUs' re-splits would falsify.
+LOADED='.under_load as $u | $u.access_latency as $l |
+	$u.periods == 3 and $u.accesses > 0 and $l.p50_us > 0 and $l.p50_us <= $l.p99_us and
+	$l.p99_us <= $l.p999_us and $l.p999_us <= $l.max_us and
+	($u.lock_wait | .calls >= 0 and .total_ms >= 0 and .p99_us >= 0) and
+	($u.write_wait | .calls >= 0 and .total_ms >= 0) and
+	$u.worker_sp_zaps >= 0 and (has("splits_left") | not) and
+	(has("worker_us_per_split") | not) and .worker_recovery_ms >= 0'
+
+@test "nx-recovery --under-load (6.1): idle and loaded in one boot; lock waits, latency and the worker's zaps during recovery; settings and probes put back" {
+	local before
+	require_nested
+	[[ $ARCH == x86_64 ]] || skip "NX huge pages are an x86 mitigation"
+	nx_sh "$LOAD_SCRIPT"
+	assert_success
+	assert_line "RESULT idle rc=0"
+	assert_line "RESULT load rc=0"
+	assert_line "RESULT loadlog rc=0"
+	before=$(sed -n 's/^PARAM before //p' <<<"$output")
+	[[ $before =~ ^nx=[A-Za-z]+\ ratio=60\ period=0\ pool2m=[0-9]+\ kprobes=[0-9]+\ instances=[0-9]+$ ]] ||
+		fail "the settings before the runs: '$before'"
+	assert_line "PARAM idle $before"
+	assert_line "PARAM load $before"
+	assert_line "PARAM loadlog $before"
+	# Killed while the worker ran and the probes were placed: all put back.
+	assert_line --regexp '^DURING nx=[A-Za-z]+ ratio=1 period=600000 pool2m=[0-9]+ kprobes=[1-9][0-9]* instances=1$'
+	assert_line "RESULT term rc=143"
+	assert_line "PARAM term $before"
+	echo "# load: $(nx_json load)" >&3
+	echo "# loadlog: $(nx_json loadlog)" >&3
+	# The idle form is as it was, and says nothing of a load.
+	nx_json idle | assert_json - "$ZAPPED_NOLOG and (has(\"under_load\") | not)"
+	result_json load | assert_json - '.config.under_load and
+		([.results.runs[0].phases[].name] == ["execute", "enable", "warm",
+		 "recovery", "re-execute", "disable"])'
+	# Logging off: the worker zaps the splits, the vCPUs split them again
+	# and it zaps them again a period later; each zap is mapped again.
+	nx_json load | assert_json - "$LOADED and .under_load.worker_sp_zaps >= 32 and
+		.under_load.vcpu_refaults >= 32"
+	# Logging on: it zaps each split once (a 4K refault is no split).
+	nx_json loadlog | assert_json - "$LOADED and .under_load.worker_sp_zaps == 16 and
+		.under_load.vcpu_refaults >= 16 and .under_load.splits_at_end == 0"
+}
+
+@test "seed 002 under load (6.1): with logging on the patched kernel zaps nothing, and the vCPUs fault on nothing while it recovers" {
+	[[ $ARCH == x86_64 ]] || skip "NX huge pages are an x86 mitigation"
+	require_series "$SERIES" "$ARCH" 6.1
+	nx_sh '
+one loadlog '"$NX_ARGS"' --under-load' "$SERIES"
+	assert_success
+	assert_line "RESULT loadlog rc=0"
+	echo "# $SERIES loadlog: $(nx_json loadlog)" >&3
+	nx_json loadlog | assert_json - "$LOADED and .under_load.worker_sp_zaps == 0 and
+		.under_load.vcpu_refaults == 0 and .under_load.splits_at_end == 0 and
+		.recovery_pages_4k_delta == 0 and .recovery_tlb_flushes == 0 and
+		.reexecute_pf_fixed == 0"
 }

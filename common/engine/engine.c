@@ -205,14 +205,17 @@ static u64 batch_boundary(struct engine *e, u64 generation,
  * The execute workload's access: write only where the instruction is
  * missing (first visit, or refaulted as zeros after an invalidation), so
  * later passes are pure instruction fetches.  Counts as a write if it
- * planted.
+ * planted, or always with MMUB_WL_EXEC_WRITE (its data word).
  */
-static bool access_exec(u64 addr)
+static bool access_exec(u64 addr, u32 flags, u64 stamp)
 {
 	bool planted = arch_code_plant(addr);
 
 	arch_code_call(addr);
-	return planted;
+	if (!(flags & MMUB_WL_EXEC_WRITE))
+		return planted;
+	*(volatile u64 *)(addr + MMUB_SZ_4K) = stamp;
+	return true;
 }
 
 bool engine_pass(struct engine *e, u64 generation, bool loop,
@@ -248,7 +251,7 @@ bool engine_pass(struct engine *e, u64 generation, bool loop,
 		    (wl->write_pct && (xorshift64(&e->rng) >> 32) < wthresh);
 		t0 = latency ? arch_clock() : 0;
 		if (exec)
-			w = access_exec(addr);
+			w = access_exec(addr, wl->flags, stamp);
 		else if (wl->flags & MMUB_WL_SUPPLIED)
 			check_supplied(e, rec, addr, w ?
 				       write_then_exchange(addr, stamp) :

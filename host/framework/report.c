@@ -135,8 +135,13 @@ void report_header(const struct vm_params *c, const char *scenario)
 {
 	char b[32], g[32], s[32], w[32];
 
-	/* exec writes only where a RET is missing, whatever -w says. */
-	if (mmub_wl_executes(&c->wl))
+	/*
+	 * exec writes only where a RET is missing, whatever -w says, or a word
+	 * beside each RET too (MMUB_WL_EXEC_WRITE).
+	 */
+	if (mmub_wl_executes(&c->wl) && (c->wl.flags & MMUB_WL_EXEC_WRITE))
+		snprintf(w, sizeof(w), "RET planted once, writes 100%%");
+	else if (mmub_wl_executes(&c->wl))
 		snprintf(w, sizeof(w), "RET planted once");
 	else
 		snprintf(w, sizeof(w), "writes %u%%", c->wl.write_pct);

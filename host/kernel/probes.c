@@ -17,7 +17,7 @@ static const char *const tracefs_dirs[] = {
 	"/sys/kernel/debug/tracing",
 };
 
-static bool kallsyms_has(const char *sym)
+bool probes_have_symbol(const char *sym)
 {
 	char line[256], name[128];
 	FILE *f = fopen("/proc/kallsyms", "r");
@@ -33,7 +33,7 @@ static bool kallsyms_has(const char *sym)
 
 static const char *tracefs;
 
-int probes_status(char *why, size_t len)
+int probes_tracefs_status(char *why, size_t len)
 {
 	char path[128];
 	int fd = -1;
@@ -58,7 +58,14 @@ int probes_status(char *why, size_t len)
 		return -1;
 	}
 	close(fd);
-	if (!kallsyms_has("tdp_mmu_zap_leafs")) {
+	return 0;
+}
+
+int probes_status(char *why, size_t len)
+{
+	if (probes_tracefs_status(why, len))
+		return -1;
+	if (!probes_have_symbol("tdp_mmu_zap_leafs")) {
 		snprintf(why, len, "tdp_mmu_zap_leafs is not in /proc/kallsyms "
 			 "(inlined, or no TDP MMU)");
 		return -1;
@@ -294,38 +301,54 @@ static void trace_clock_stop(void)
 	trace_clock.ns_per_unit = cycles ? ns / (double)cycles : NAN;
 }
 
-/* The zap pair is required; the others are used where they exist. */
-static const struct probe_def {
-	const char *name;
-	const char *def;
-} probe_defs[] = {
-	{ "zap_entry", "p:mmub/zap_entry tdp_mmu_zap_leafs" },
-	{ "zap_exit", "r:mmub/zap_exit tdp_mmu_zap_leafs" },
-	{ "lock_entry", "p:mmub/lock_entry queued_read_lock_slowpath" },
-	{ "lock_exit", "r:mmub/lock_exit queued_read_lock_slowpath" },
-	{ "pt_free", "p:mmub/pt_free tdp_mmu_free_sp_rcu_callback" },
-};
-#define NR_PROBES	(sizeof(probe_defs) / sizeof(*probe_defs))
-#define PROBE_PT_FREE	4
+/*
+ * The probes placed now, the set a scenario asked for.  The removal
+ * each one registered is kept by name, re-armed when a later run of the
+ * same process places it again.
+ */
+#define PROBES_MAX	12
 
-static int probe_undo[NR_PROBES] = { -1, -1, -1, -1, -1 };
+static struct {
+	const struct probe_def *defs;
+	u32 n;
+	bool placed[PROBES_MAX];
+} cur;
+
+static struct {
+	const char *name;
+	int undo;
+} undos[2 * PROBES_MAX];
 static int instance_undo = -1;
-static bool pt_free_placed;
+
+static int *undo_of(const char *name)
+{
+	u32 i;
+
+	for (i = 0; i < MMUB_ARRAY_SIZE(undos) && undos[i].name; i++)
+		if (!strcmp(undos[i].name, name))
+			return &undos[i].undo;
+	if (i == MMUB_ARRAY_SIZE(undos))
+		return NULL;
+	undos[i].name = name;
+	undos[i].undo = -1;
+	return &undos[i].undo;
+}
 
 /* Place one probe and register (or re-arm) its removal. */
-static int place(u32 i)
+static int place(const struct probe_def *d)
 {
-	char line[96], path[160];
+	char line[128], path[160];
+	int *undo = undo_of(d->name);
 
-	snprintf(line, sizeof(line), "%s\n", probe_defs[i].def);
-	if (tracefs_write("kprobe_events", line, true))
+	snprintf(line, sizeof(line), "%s\n", d->def);
+	if (!undo || tracefs_write("kprobe_events", line, true))
 		return -1;
-	snprintf(line, sizeof(line), "-:mmub/%s\n", probe_defs[i].name);
+	snprintf(line, sizeof(line), "-:mmub/%s\n", d->name);
 	snprintf(path, sizeof(path), "%s/kprobe_events", tracefs);
-	if (probe_undo[i] < 0)
-		probe_undo[i] = cleanup_push(CLEANUP_APPEND, path, line);
+	if (*undo < 0)
+		*undo = cleanup_push(CLEANUP_APPEND, path, line);
 	else
-		cleanup_rearm(probe_undo[i]);
+		cleanup_rearm(*undo);
 	return 0;
 }
 
@@ -347,41 +370,40 @@ static int make_instance(void)
 static void undo_all(void)
 {
 	cleanup_run_one(instance_undo);
-	for (u32 i = 0; i < NR_PROBES; i++)
-		cleanup_run_one(probe_undo[i]);
+	for (u32 i = 0; i < cur.n; i++)
+		if (cur.placed[i])
+			cleanup_run_one(*undo_of(cur.defs[i].name));
+	memset(cur.placed, 0, sizeof(cur.placed));
 }
 
-static int start(char *why, size_t len)
+static int trace_start(const struct probe_def *defs, u32 n, u32 required,
+		       char *why, size_t len)
 {
-	u32 placed = 0;
 	char stale[160];
+	u32 i;
 
-	if (probes_status(why, len))
-		return -1;
-	pt_free_placed = false;
+	if (n > PROBES_MAX)
+		n = PROBES_MAX;
+	cur.defs = defs;
+	cur.n = n;
+	memset(cur.placed, 0, sizeof(cur.placed));
 	/* Leftovers of a run that was killed: they would block ours. */
 	snprintf(stale, sizeof(stale), "%s/" INSTANCE, tracefs);
 	rmdir(stale);
-	for (u32 i = 0; i < NR_PROBES; i++) {
+	for (i = 0; i < n; i++) {
 		char line[64];
 
-		snprintf(line, sizeof(line), "-:mmub/%s\n", probe_defs[i].name);
+		snprintf(line, sizeof(line), "-:mmub/%s\n", defs[i].name);
 		tracefs_write("kprobe_events", line, true);
 	}
-	for (u32 i = 0; i < NR_PROBES; i++) {
-		/* The lock slow path may be absent; the zap pair may not. */
-		if (!place(i)) {
-			placed++;
-			pt_free_placed |= i == PROBE_PT_FREE;
-		} else if (i < 2) {
-			break;
+	for (i = 0; i < n; i++) {
+		cur.placed[i] = !place(&defs[i]);
+		if (!cur.placed[i] && i < required) {
+			undo_all();
+			snprintf(why, len, "placing the kprobe \"%s\" failed",
+				 defs[i].def);
+			return -1;
 		}
-	}
-	if (placed < 2) {
-		undo_all();
-		snprintf(why, len, "placing a kprobe on tdp_mmu_zap_leafs "
-			 "failed");
-		return -1;
 	}
 	/*
 	 * Room for every event of a run (a lost event loses a pair), set
@@ -433,41 +455,16 @@ static char *read_all(const char *file)
 	return buf;
 }
 
-static int stop(struct probe_times *t)
+static char *trace_stop(double *ns_per_unit)
 {
 	char *text;
-	bool ok;
 
-	/*
-	 * Tables are freed an RCU grace period after their zap: give the
-	 * last ones time to be counted (there is no rcu_barrier() for us).
-	 */
-	if (pt_free_placed)
-		usleep(200000);
 	tracefs_write(INSTANCE "/events/mmub/enable", "0", false);
 	trace_clock_stop();
+	*ns_per_unit = trace_clock.ns_per_unit;
 	text = read_all(INSTANCE "/trace");
-	ok = text != NULL;
-	mmub_hist_reset(&t->zap);
-	mmub_hist_reset(&t->lock_wait);
-	t->zap_p50_ns = t->zap_iqm_ns = NAN;
-	if (text) {
-		struct probe_durations all = { 0 };
-
-		t->zap_calls = probes_parse(text, "zap_entry", "zap_exit",
-					    trace_clock.ns_per_unit, &t->zap,
-					    &all);
-		probes_middle(&all, &t->zap_p50_ns, &t->zap_iqm_ns);
-		free(all.ns);
-		t->lock_calls = probes_parse(text, "lock_entry", "lock_exit",
-					     trace_clock.ns_per_unit,
-					     &t->lock_wait, NULL);
-		t->tables_freed = pt_free_placed ?
-				  (s64)probes_count(text, "pt_free") : -1;
-		free(text);
-	}
 	undo_all();
-	return ok ? 0 : -1;
+	return text;
 }
 
 /*
@@ -477,24 +474,97 @@ static int stop(struct probe_times *t)
  * left both behind (test/zap.bats, twice in three runs under load): the
  * signals wait until the files are closed.
  */
-int probes_start(char *why, size_t len)
+int probes_trace_start(const struct probe_def *defs, u32 n, u32 required,
+		       char *why, size_t len)
 {
 	sigset_t old;
 	int ret;
 
+	if (probes_tracefs_status(why, len))
+		return -1;
 	cleanup_signals_hold(&old);
-	ret = start(why, len);
+	ret = trace_start(defs, n, required, why, len);
 	cleanup_signals_release(&old);
 	return ret;
 }
 
-int probes_stop(struct probe_times *t)
+bool probes_trace_placed(u32 i)
+{
+	return i < cur.n && cur.placed[i];
+}
+
+char *probes_trace_stop(double *ns_per_unit)
 {
 	sigset_t old;
-	int ret;
+	char *text;
 
 	cleanup_signals_hold(&old);
-	ret = stop(t);
+	text = trace_stop(ns_per_unit);
 	cleanup_signals_release(&old);
-	return ret;
+	return text;
+}
+
+/* Zap's set: the zap pair is required; the others are used where they exist. */
+static const struct probe_def zap_defs[] = {
+	{ "zap_entry", "p:mmub/zap_entry tdp_mmu_zap_leafs" },
+	{ "zap_exit", "r:mmub/zap_exit tdp_mmu_zap_leafs" },
+	{ "lock_entry", "p:mmub/lock_entry queued_read_lock_slowpath" },
+	{ "lock_exit", "r:mmub/lock_exit queued_read_lock_slowpath" },
+	{ "pt_free", "p:mmub/pt_free tdp_mmu_free_sp_rcu_callback" },
+	{ "wlock_entry", "p:mmub/wlock_entry queued_write_lock_slowpath" },
+	{ "wlock_exit", "r:mmub/wlock_exit queued_write_lock_slowpath" },
+	{ "sp_zap", "p:mmub/sp_zap kvm_tdp_mmu_zap_sp" },
+};
+enum { ZAP_PT_FREE = 4, ZAP_WLOCK_ENTRY, ZAP_WLOCK_EXIT, ZAP_SP_ZAP };
+
+static bool pt_free_placed, wlock_placed, sp_zap_placed;
+
+int probes_start(char *why, size_t len)
+{
+	if (probes_status(why, len) ||
+	    probes_trace_start(zap_defs, MMUB_ARRAY_SIZE(zap_defs), 2, why,
+			       len))
+		return -1;
+	pt_free_placed = probes_trace_placed(ZAP_PT_FREE);
+	wlock_placed = probes_trace_placed(ZAP_WLOCK_ENTRY) &&
+		       probes_trace_placed(ZAP_WLOCK_EXIT);
+	sp_zap_placed = probes_trace_placed(ZAP_SP_ZAP);
+	return 0;
+}
+
+int probes_stop(struct probe_times *t)
+{
+	struct probe_durations all = { 0 };
+	double ns_per_unit;
+	char *text;
+
+	/*
+	 * Tables are freed an RCU grace period after their zap: give the
+	 * last ones time to be counted (there is no rcu_barrier() for us).
+	 */
+	if (pt_free_placed)
+		usleep(200000);
+	text = probes_trace_stop(&ns_per_unit);
+	mmub_hist_reset(&t->zap);
+	mmub_hist_reset(&t->lock_wait);
+	mmub_hist_reset(&t->write_wait);
+	t->write_calls = t->sp_zaps = -1;
+	t->zap_p50_ns = t->zap_iqm_ns = NAN;
+	if (!text)
+		return -1;
+	t->zap_calls = probes_parse(text, "zap_entry", "zap_exit",
+				    ns_per_unit, &t->zap, &all);
+	probes_middle(&all, &t->zap_p50_ns, &t->zap_iqm_ns);
+	free(all.ns);
+	t->lock_calls = probes_parse(text, "lock_entry", "lock_exit",
+				     ns_per_unit, &t->lock_wait, NULL);
+	t->tables_freed = pt_free_placed ?
+			  (s64)probes_count(text, "pt_free") : -1;
+	if (wlock_placed)
+		t->write_calls = (s64)probes_parse(text, "wlock_entry",
+						   "wlock_exit", ns_per_unit,
+						   &t->write_wait, NULL);
+	t->sp_zaps = sp_zap_placed ? (s64)probes_count(text, "sp_zap") : -1;
+	free(text);
+	return 0;
 }

@@ -9,20 +9,60 @@
 #ifndef HOST_KERNEL_PROBES_H
 #define HOST_KERNEL_PROBES_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <mmubench/histogram.h>
 
-/* 0 if kprobe events can be placed; else -1 and the reason. */
+/* 0 if kprobe events can be placed at all; else -1 and the reason. */
+int probes_tracefs_status(char *why, size_t len);
+/* The same, and the TDP MMU's leaf zap is there to probe (zap's set). */
 int probes_status(char *why, size_t len);
+/* Is @sym a function of the running kernel (not inlined away)? */
+bool probes_have_symbol(const char *sym);
 
 /*
- * Time the TDP MMU's leaf zap and the rwlock slow path (the fault side
- * waiting for mmu_lock) between probes_start() and probes_stop(), with
- * kprobe/kretprobe pairs in tracefs.  Durations are in ns.
+ * A set of kprobe events, for any scenario: each one "name" in the trace,
+ * placed by its kprobe_events line ("p:mmub/name symbol", "r:..." for
+ * the return).  probes_trace_start() places them (the first @required
+ * must be, the others where they exist) and enables them in a tracing
+ * instance of mmubench's own; probes_trace_stop() returns the trace
+ * text (to free; NULL if unreadable), with the ns a timestamp unit is,
+ * for probes_parse(), and removes everything.  Every probe and the
+ * instance are undone on every way out (util/cleanup.h) meanwhile.
+ */
+struct probe_def {
+	const char *name;
+	const char *def;
+};
+
+int probes_trace_start(const struct probe_def *defs, u32 n, u32 required,
+		       char *why, size_t len);
+/* Was the @i-th probe of the set placed? */
+bool probes_trace_placed(u32 i);
+char *probes_trace_stop(double *ns_per_unit);
+
+/*
+ * Time the TDP MMU's leaf zap and the rwlock slow paths (the fault side
+ * waiting for mmu_lock, and the write side) between probes_start() and
+ * probes_stop(), with kprobe/kretprobe pairs in tracefs.  Durations are in ns.
  */
 struct probe_times {
 	struct mmub_hist zap;
 	struct mmub_hist lock_wait;
 	u64 zap_calls, lock_calls;
+	/*
+	 * The write side (queued_write_lock_slowpath): a writer, such as the
+	 * NX recovery worker, waiting for the readers (vCPU faults) to leave
+	 * mmu_lock.  write_calls -1 if the probe could not be placed.
+	 */
+	struct mmub_hist write_wait;
+	s64 write_calls;
+	/*
+	 * kvm_tdp_mmu_zap_sp() calls: the NX recovery worker zapping one
+	 * split huge page (its only caller in 6.1 and 6.12).  -1 if the
+	 * probe could not be placed.
+	 */
+	s64 sp_zaps;
 	/*
 	 * TDP MMU page tables freed (tdp_mmu_free_sp_rcu_callback runs once
 	 * per table, after its RCU grace period): seed 001's patch makes

@@ -61,6 +61,16 @@ enum mmub_action {
 #define MMUB_WL_CONVERT		(1U << 6)
 
 /*
+ * The execute workload writes too: a stamp at the start of the 4K page
+ * after each stride's instruction (nx-recovery --under-load), so that the
+ * vCPUs keep writing into the huge pages they execute from.  Not the
+ * instruction's own page: a write there is self-modifying code, which
+ * costs the CPU (and QEMU's TCG) far more than the MMU.  Needs a stride
+ * of 8K or more.
+ */
+#define MMUB_WL_EXEC_WRITE	(1U << 7)
+
+/*
  * The page's offset in the test memory, so that a page supplied at the
  * wrong place is told apart; the low byte 0, which no vCPU's stamp has.
  */
