@@ -292,3 +292,11 @@ $(STATS_TEST): test/unit/stats.c host/results/statistics.c \
 	$(Q)$(UNIT_CC) -o $@ test/unit/stats.c host/results/statistics.c \
 		host/results/resolution.c -lm
 
+STAGE2_DUMP_TEST := $(O)/san/stage2-dump-test
+unit: $(STAGE2_DUMP_TEST)
+$(STAGE2_DUMP_TEST): test/unit/stage2_dump.c host/kernel/stage2_dump.c \
+		host/kernel/stage2_dump.h test/unit/check.h
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	$(Q)$(UNIT_CC) -o $@ test/unit/stage2_dump.c host/kernel/stage2_dump.c
+

@@ -122,14 +122,77 @@ echo "PARAM after $(cat /sys/module/kvm/parameters/eager_page_split)"'
 	x86 6.12
 }
 
-@test "eager splitting (arm64): the chunk size per VM on 6.12; 6.1 names the missing capability" {
+# arm64 6.12: the same steps from KVM's stage-2 dump in debugfs, counted
+# over the test memory (arm64 KVM has no pages_4k/2m/1g), with the chunk
+# size per VM: 2m (on) and 0 (off).
+STEPS_ARM64_SH='
+for m in clear clear-init-set; do
+	for k in 2m 0; do
+		one "steps-$m-$k" '"$STEPS"' --mode $m --eager-split-chunk $k
+	done
+done
+cat steps-clear-2m.out
+one disable-e dirty-log -v 2 -b 8m -s anonymous_hugetlb_2mb --reserve-hugepages --page-steps -i 1 -e --eager-split-chunk 0'
+
+# assert_steps_arm64 TAG ENABLE HARVEST: run TAG's test memory (8M) after
+# each step, 4K/2M/1G: four 2M blocks after populate; the enable's and
+# the first harvest's as given (split: 2048 4K pages; blocks: the four
+# 2M); after the iteration everything is 4K, and the disable changes
+# nothing (arm64 KVM neither zaps nor collapses there); one pass after
+# it rebuilds the four blocks: the last harvest write-protected every
+# page, and each write fault on one maps the whole hugetlb block.
+assert_steps_arm64() {
+	local split='[2048, 0, 0]' blocks='[0, 4, 0]' want
+	want=$(jq -cn --argjson e "${!2}" --argjson h "${!3}" --argjson s "$split" \
+		--argjson b "$blocks" '[
+		{step: "populate", n: $b}, {step: "enable", n: $e},
+		{step: "harvest", n: $h}, {step: "disable", n: $s},
+		{step: "repopulate", n: $b}]')
+	assert_line "RESULT $1 rc=0"
+	result_json "$1" | assert_json - '.results.runs[0].dirty_log |
+		.page_steps_counted == "stage2_dump: test memory" and
+		[.page_steps[] | {step, n: [."4k", ."2m", ."1g"]}] == $want and
+		all(.page_steps[]; .read_ms > 0)' --argjson want "$want"
+}
+
+@test "eager splitting (arm64): the chunk size per VM on 6.12, page sizes after every step from the stage-2 dump; 6.1 names the missing capability and dump" {
+	local j
 	require_series original arm64 6.12
 	require_series original arm64 6.1
-	mmub --arch arm64 --base 6.12 $TABLE --eager-split-chunk 0,2m
+	mmub --arch arm64 --base 6.12 --sh "$ONE_SH"'
+one table '"$TABLE"' --eager-split-chunk 0,2m
+cat table.out
+'"$STEPS_ARM64_SH"
 	assert_success
+	assert_line "RESULT table rc=0"
 	assert_line --regexp '^  page size +clear/off +clear/2M +clear-init-set/off +clear-init-set/2M$'
 	assert_line "  n/a: this KVM counts no mappings by page size (pages_4k/2m/1g are x86's stats)"
-	mmub --arch arm64 --base 6.1 $TABLE --eager-split-chunk 2m
-	assert_equal "$status" 2
-	assert_output --partial "mmubench: --eager-split-chunk: this kernel lacks KVM_CAP_ARM_EAGER_SPLIT_CHUNK_SIZE (arm64 KVM since Linux 6.5)"
+	# The chunk splits at the enable in clear mode, at the first clear
+	# with INITIALLY_SET (kvm_arch_mmu_enable_log_dirty_pt_masked());
+	# without it the iteration's write faults map 4K pages.
+	assert_steps_arm64 steps-clear-2m split split
+	assert_steps_arm64 steps-clear-0 blocks blocks
+	assert_steps_arm64 steps-clear-init-set-2m blocks split
+	assert_steps_arm64 steps-clear-init-set-0 blocks blocks
+	assert_line "  stage-2 mappings by page size after each step (KVM's stage2_page_tables in debugfs; the test memory; each read's time, outside the phases)"
+	j=$(result_json steps-clear-2m)
+	echo "# 6.12 arm64 dump reads, ms: $(jq -c '[.results.runs[0].dirty_log.page_steps[].read_ms]' <<<"$j")" >&3
+	# -e: no disable step (the dump's read would stall the vCPUs' faults
+	# in the timed phase); the blocks are back after the pass.
+	assert_line "RESULT disable-e rc=0"
+	result_json disable-e | assert_json - '.results.runs[0].dirty_log |
+		[.page_steps[].step] == ["populate", "enable", "harvest", "repopulate"] and
+		(.page_steps[-1] | [."4k", ."2m"]) == [0, 8]'
+
+	mmub --arch arm64 --base 6.1 --sh "$ONE_SH"'
+one chunk '"$TABLE"' --eager-split-chunk 2m
+one steps dirty-log -v 1 -b 8m --page-steps -i 1
+cat steps.out'
+	assert_success
+	assert_line "RESULT chunk rc=2"
+	assert_line "mmubench: --eager-split-chunk: this kernel lacks KVM_CAP_ARM_EAGER_SPLIT_CHUNK_SIZE (arm64 KVM since Linux 6.5)"
+	assert_line "RESULT steps rc=0"
+	assert_line --regexp "^  page steps: n/a: this KVM counts no mappings by page size \(pages_4k/2m/1g are x86's stats\), and this KVM has no stage-2 dump \(/sys/kernel/debug/kvm/[0-9]+-[0-9]+/stage2_page_tables: CONFIG_PTDUMP_STAGE2_DEBUGFS, arm64\)$"
+	result_json steps | assert_json - '.results.runs[0].dirty_log |
+		.page_steps == null and (.page_steps_na | test("CONFIG_PTDUMP_STAGE2_DEBUGFS"))'
 }

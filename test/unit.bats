@@ -32,3 +32,13 @@ load helpers
 	assert_equal "$(ls -A "$BATS_TEST_TMPDIR")" ""
 	assert_line "ok: 0 failures"
 }
+
+@test "arm64's stage-2 dump: mappings counted by size in the test memory only; a malformed or short dump is an error, never a count" {
+	run "$O/san/stage2-dump-test"
+	assert_success
+	assert_line "slot: 1024/2/0 "
+	assert_line "why 0: the stage-2 dump stops at 0x0, before the end of the memory counted (0x80800000)"
+	assert_line --partial 'why 2: an unreadable line in the stage-2 dump: "0x0000000080000000-0x0000000080800000 '
+	assert_line "why 6: the stage-2 dump stops at 0x80400000, before the end of the memory counted (0x80800000)"
+	assert_line "ok: 0 failures"
+}

@@ -20,6 +20,7 @@
 #include "kernel/eager_split.h"
 #include "kernel/gmem.h"
 #include "kernel/prefault.h"
+#include "kernel/stage2_dump.h"
 #include "util/util.h"
 #include "util/bitmap.h"
 #include "vmm/vmm.h"
@@ -256,6 +257,32 @@ void vm_pages_by_size(struct vm *vm, s64 pages[VM_PAGE_SIZES])
 	free(vals);
 }
 
+_Static_assert(VM_PAGE_SIZES == STAGE2_DUMP_SIZES, "4K, 2M, 1G both");
+
+int vm_test_pages_by_size(struct vm *vm, s64 pages[VM_PAGE_SIZES],
+			  char *why, size_t len)
+{
+	struct stage2_range r[MMUB_ARRAY_SIZE(vm->slots)];
+	char path[128];
+	FILE *f;
+	int ret;
+
+	if (stage2_dump_find(vm->fd_tid, vm->fd, path, sizeof(path), why, len))
+		return -1;
+	for (u32 i = 0; i < vm->p.nr_slots; i++) {
+		r[i].start = vm->slots[i].gpa;
+		r[i].end = vm->slots[i].gpa + vm->slots[i].size;
+	}
+	f = fopen(path, "r");
+	if (!f) {
+		snprintf(why, len, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	ret = stage2_dump_count(f, r, vm->p.nr_slots, pages, why, len);
+	fclose(f);
+	return ret;
+}
+
 /* The test memory mapped in KVM through vCPU 0 before any vCPU runs. */
 static void prefault_test(struct vm *vm)
 {
@@ -297,6 +324,7 @@ void vm_create(struct vm *vm, const struct vm_params *p)
 		       KVM_X86_SW_PROTECTED_VM : 0);
 	if (vm->fd < 0)
 		die("KVM_CREATE_VM failed: %s", strerror(errno));
+	vm->fd_tid = gettid();
 	if (kstats_open(&vm->stats, vm->fd))
 		die("KVM_GET_STATS_FD on the VM failed: %s", strerror(errno));
 	if (cfg->dirty_ring_bytes)

@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include <mmubench/boot.h>
 #include "kernel/stats.h"
 
@@ -177,6 +178,7 @@ struct vm {
 	struct vm_params p;
 	int kvm_fd;
 	int fd;
+	pid_t fd_tid;		/* who made fd: <tid> of its debugfs name */
 	int run_size;
 	u8 *sys;		/* host mapping of the system memory */
 	u64 sys_size;
@@ -213,6 +215,14 @@ int vm_stop_loop(struct vm *vm);
 void vm_destroy(struct vm *vm);
 /* Each size's mappings now, -1 where this KVM has no such stat. */
 void vm_pages_by_size(struct vm *vm, s64 pages[VM_PAGE_SIZES]);
+/*
+ * The test memory's second-stage mappings by size from arm64 KVM's
+ * stage-2 dump (kernel/stage2_dump.h): 0, or -1 and why there are none.
+ * The read holds KVM's mmu_lock over a walk of the whole IPA space:
+ * never call it inside a timed phase.
+ */
+int vm_test_pages_by_size(struct vm *vm, s64 pages[VM_PAGE_SIZES],
+			  char *why, size_t len);
 void *vm_gpa_to_hva(struct vm *vm, u64 gpa);
 /* Wait until every running vCPU has adopted @epoch (or is idle). */
 int vm_wait_epoch(struct vm *vm, u64 epoch);

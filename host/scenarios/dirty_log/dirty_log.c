@@ -11,7 +11,9 @@
  * disabled, and until each has passed over its memory once more.
  * --page-steps counts KVM's mappings by page size after each step, as
  * dirty_log_page_splitting_test does: populate, enable, the first
- * harvest, disable, and one more pass (repopulate).
+ * harvest, disable, and one more pass (repopulate); x86 from its
+ * pages_4k/2m/1g stats, arm64 from its stage-2 dump where the kernel
+ * has one (CONFIG_PTDUMP_STAGE2_DEBUGFS, 6.12 here).
  *
  * "--table enable" is in dirty_log_table.c.
  */
@@ -60,8 +62,9 @@ static const struct opt opts[] = {
 	  "the vCPUs keep writing while logging is disabled, until each has "
 	  "passed over its memory once more (dirty_log_perf_test's -e)" },
 	{ "page-steps", O_PAGE_STEPS, no_argument, NULL,
-	  "KVM's mappings by page size (x86's pages_4k/2m/1g) after "
-	  "populate, enable, the first harvest, disable and one more pass" },
+	  "KVM's mappings by page size after populate, enable, the first "
+	  "harvest, disable and one more pass (x86: pages_4k/2m/1g, the VM; "
+	  "arm64: the stage-2 dump in debugfs, the test memory)" },
 	{ "debug-drop-dirty", O_DROP, required_argument, "H",
 	  "lose one page KVM reports in harvest H (0: the first), or the "
 	  "first later one reporting any: --verify must then fail, naming it" },
@@ -219,8 +222,11 @@ static const char *const step_names[NR_STEPS] = {
 
 struct dl_run {
 	const char *mode;
-	s64 steps[NR_STEPS][VM_PAGE_SIZES];	/* -1: the kernel has no stat */
+	s64 steps[NR_STEPS][VM_PAGE_SIZES];
 	bool stepped[NR_STEPS];			/* counted */
+	bool from_dump;		/* arm64's stage-2 dump, the test memory */
+	double dump_ms[NR_STEPS];	/* each read of it */
+	char steps_na[256];	/* why nothing was counted */
 	double enable_ms, disable_ms;
 	u64 first_reported, touched;
 	u64 ring_full_exits;
@@ -321,31 +327,58 @@ static int verify_concurrent(struct vm *vm, struct dl_run *r, u32 gen)
 	return lost ? -1 : 0;
 }
 
-static void step(struct vm *vm, struct dl_run *r, enum step s)
+/*
+ * --page-steps: x86's KVM counts its mappings by size, the whole VM's;
+ * arm64's has no such stats, and its stage-2 dump, where the kernel has
+ * one, is counted over the test memory, each read timed.  The read holds
+ * KVM's mmu_lock for a walk of the whole IPA space: no step is counted
+ * inside a timed phase.  With neither, nothing is counted, and why is
+ * kept (the populate step, the first, decides).
+ */
+static int step(struct vm *vm, struct dl_run *r, enum step s)
 {
-	if (!o.page_steps)
-		return;
-	vm_pages_by_size(vm, r->steps[s]);
+	double t;
+
+	if (!o.page_steps || (s > STEP_POPULATE && !r->stepped[STEP_POPULATE]))
+		return 0;
+	if (!r->from_dump) {
+		vm_pages_by_size(vm, r->steps[s]);
+		r->stepped[s] = r->steps[s][0] >= 0;
+		if (r->stepped[s])
+			return 0;
+	}
+	t = now_ms();
+	if (vm_test_pages_by_size(vm, r->steps[s], r->steps_na,
+				  sizeof(r->steps_na))) {
+		if (!r->from_dump)
+			return 0;
+		err_msg("--page-steps: %s", r->steps_na);
+		return -1;
+	}
+	r->dump_ms[s] = now_ms() - t;
+	r->from_dump = true;
 	r->stepped[s] = true;
+	return 0;
 }
 
-static void enable(struct vm *vm, struct run *run, struct dl_run *r)
+static int enable(struct vm *vm, struct run *run, struct dl_run *r)
 {
 	struct phase *p = run_phase_begin(vm, run, "enable");
 
 	r->enable_ms = dlog_enable(&r->d, true);
 	run_phase_end(vm, p);
-	step(vm, r, STEP_ENABLE);
+	return step(vm, r, STEP_ENABLE);
 }
 
 /* The first harvest, with the guest at rest: what is reported. */
-static void enable_at_rest(struct vm *vm, struct run *run, struct dl_run *r)
+static int enable_at_rest(struct vm *vm, struct run *run, struct dl_run *r)
 {
-	enable(vm, run, r);
+	if (enable(vm, run, r))
+		return -1;
 	dlog_harvest(&r->d);
-	step(vm, r, STEP_HARVEST);
 	r->first_reported = bitmap_weight(r->d.dirty, r->d.pages);
 	memset(r->d.dirty, 0, (r->d.pages / 64 + 1) * 8);
+	return step(vm, r, STEP_HARVEST);
 }
 
 /*
@@ -363,11 +396,11 @@ static int enable_writing(struct vm *vm, struct run *run, struct dl_run *r,
 	if (vm_post(vm, MMUB_CMD_LOOP, gen))
 		return -1;
 	oracle_writing(&r->o, true);
-	enable(vm, run, r);
-	if (oracle_live(&r->o, vm))
+	if (enable(vm, run, r) || oracle_live(&r->o, vm))
 		return -1;
 	lost = oracle_round(&r->o, vm);
-	step(vm, r, STEP_HARVEST);
+	if (step(vm, r, STEP_HARVEST))
+		return -1;
 	r->first_reported = bitmap_weight(r->o.dirty, r->o.pages);
 	if (vm_stop_loop(vm))
 		return -1;
@@ -379,7 +412,8 @@ static int enable_writing(struct vm *vm, struct run *run, struct dl_run *r,
  * Logging off; with -e while the vCPUs write (generation @gen), and
  * until each has passed over its memory once more, in the phase: their
  * latency across it.  The step is counted at the ioctl's return (with
- * -e while they refault).
+ * -e while they refault), but not from arm64's dump with -e: its read
+ * would stall their faults inside the phase.
  */
 static int disable(struct vm *vm, struct run *run, struct dl_run *r, u32 gen)
 {
@@ -389,7 +423,8 @@ static int disable(struct vm *vm, struct run *run, struct dl_run *r, u32 gen)
 		return -1;
 	p = run_phase_begin(vm, run, "disable");
 	r->disable_ms = dlog_enable(&r->d, false);
-	step(vm, r, STEP_DISABLE);
+	if (!(o.disable_writing && r->from_dump) && step(vm, r, STEP_DISABLE))
+		return -1;
 	if (!o.disable_writing) {
 		run_phase_end(vm, p);
 		return 0;
@@ -406,13 +441,15 @@ static int dirty_log_once(struct vm *vm, struct run *run, struct dl_run *r,
 {
 	if (run_pass(vm, run, "populate", 0))
 		return -1;
-	step(vm, r, STEP_POPULATE);
+	if (step(vm, r, STEP_POPULATE))
+		return -1;
 	for (u32 i = 0; i < vm->p.nr_vcpus; i++)
 		r->touched += run->ph[0].pass[i].accesses;
 
-	if (!o.verify)
-		enable_at_rest(vm, run, r);
-	else if (enable_writing(vm, run, r, iterations + 1))
+	if (!o.verify) {
+		if (enable_at_rest(vm, run, r))
+			return -1;
+	} else if (enable_writing(vm, run, r, iterations + 1))
 		return -1;
 	if (iterate(vm, run, r, iterations))
 		return -1;
@@ -426,44 +463,74 @@ static int dirty_log_once(struct vm *vm, struct run *run, struct dl_run *r,
 		return 0;
 	if (run_pass(vm, run, "repopulate", iterations + 3))
 		return -1;
-	step(vm, r, STEP_REPOPULATE);
-	return 0;
+	return step(vm, r, STEP_REPOPULATE);
 }
 
-/* --page-steps: the mappings by size at each step taken, VM-wide. */
+/* --page-steps: the mappings by size at each step counted. */
 static void print_steps(const struct dl_run *r)
 {
-	if (r->steps[STEP_POPULATE][0] < 0) {
+	if (!r->stepped[STEP_POPULATE]) {
 		printf("  page steps: n/a: this KVM counts no mappings by page "
-		       "size (pages_4k/2m/1g are x86's stats)\n");
+		       "size (pages_4k/2m/1g are x86's stats), and %s\n",
+		       r->steps_na);
 		return;
 	}
-	printf("  mappings by page size after each step (KVM's pages_4k, "
-	       "pages_2m, pages_1g; the whole VM)\n");
-	printf("  %-12s %9s %9s %9s\n", "step", "4K", "2M", "1G");
-	for (u32 s = 0; s < NR_STEPS; s++)
-		if (r->stepped[s])
-			printf("  %-12s %9lld %9lld %9lld\n", step_names[s],
-			       (long long)r->steps[s][0],
-			       (long long)r->steps[s][1],
-			       (long long)r->steps[s][2]);
+	if (r->from_dump)
+		printf("  stage-2 mappings by page size after each step (KVM's "
+		       "stage2_page_tables in debugfs; the test memory; each "
+		       "read's time, outside the phases)\n");
+	else
+		printf("  mappings by page size after each step (KVM's "
+		       "pages_4k, pages_2m, pages_1g; the whole VM)\n");
+	printf("  %-12s %9s %9s %9s%s\n", "step", "4K", "2M", "1G",
+	       r->from_dump ? "   read_ms" : "");
+	for (u32 s = 0; s < NR_STEPS; s++) {
+		if (!r->stepped[s])
+			continue;
+		printf("  %-12s %9lld %9lld %9lld", step_names[s],
+		       (long long)r->steps[s][0], (long long)r->steps[s][1],
+		       (long long)r->steps[s][2]);
+		if (r->from_dump)
+			printf(" %9.3f", r->dump_ms[s]);
+		printf("\n");
+	}
+	if (r->from_dump && o.disable_writing)
+		printf("  disable: not counted with -e (the dump's read holds "
+		       "KVM's mmu_lock while the vCPUs write in the phase)\n");
 }
 
 static json_t *steps_json(const struct dl_run *r)
 {
 	json_t *a;
 
-	if (r->steps[STEP_POPULATE][0] < 0)
+	if (!r->stepped[STEP_POPULATE])
 		return json_null();
 	a = json_array();
-	for (u32 s = 0; s < NR_STEPS; s++)
-		if (r->stepped[s])
-			json_array_append_new(a, json_pack(
-				"{s:s, s:I, s:I, s:I}", "step", step_names[s],
-				"4k", (json_int_t)r->steps[s][0],
-				"2m", (json_int_t)r->steps[s][1],
-				"1g", (json_int_t)r->steps[s][2]));
+	for (u32 s = 0; s < NR_STEPS; s++) {
+		json_t *j;
+
+		if (!r->stepped[s])
+			continue;
+		j = json_pack("{s:s, s:I, s:I, s:I}", "step", step_names[s],
+			      "4k", (json_int_t)r->steps[s][0],
+			      "2m", (json_int_t)r->steps[s][1],
+			      "1g", (json_int_t)r->steps[s][2]);
+		if (r->from_dump)
+			jset(j, "read_ms", json_real(r->dump_ms[s]));
+		json_array_append_new(a, j);
+	}
 	return a;
+}
+
+/* Where the steps were counted, or why they were not. */
+static void steps_source_json(json_t *j, const struct dl_run *r)
+{
+	if (!r->stepped[STEP_POPULATE]) {
+		jset(j, "page_steps_na", json_string(r->steps_na));
+		return;
+	}
+	jset(j, "page_steps_counted", json_string(r->from_dump ?
+	     "stage2_dump: test memory" : "vm_stats: whole VM"));
 }
 
 static void print_run(const struct vm *vm, const struct dl_run *r, u32 n)
@@ -509,8 +576,10 @@ static json_t *run_json(const struct dl_run *r, u32 n)
 		json_array_append_new(its, it);
 	}
 	jset(j, "iterations", its);
-	if (o.page_steps)
+	if (o.page_steps) {
 		jset(j, "page_steps", steps_json(r));
+		steps_source_json(j, r);
+	}
 	if (r->verified) {
 		json_t *v = json_object();
 
