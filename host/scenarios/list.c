@@ -18,6 +18,7 @@ const struct scenario *const scenario_list[] = {
 	&scenario_scale,
 	&scenario_demand_paging,
 	&scenario_private_mem,
+	&scenario_aging,
 };
 
 const size_t scenario_count = MMUB_ARRAY_SIZE(scenario_list);

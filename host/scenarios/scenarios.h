@@ -15,6 +15,7 @@ extern const struct scenario scenario_migrate;
 extern const struct scenario scenario_scale;
 extern const struct scenario scenario_demand_paging;
 extern const struct scenario scenario_private_mem;
+extern const struct scenario scenario_aging;
 
 /* Every scenario, in the usage's order. */
 extern const struct scenario *const scenario_list[];

@@ -607,6 +607,24 @@ void vm_sentinels(const struct vm *vm, u64 epoch, u64 *map)
 	}
 }
 
+/* The first 4K page of every stride a pass selects, in @map (cleared). */
+void vm_selected_pages(const struct vm *vm, u64 *map)
+{
+	const struct mmub_workload *wl = &vm->p.wl;
+	u64 slice = mmub_slice_size(vm->test.size, vm->p.nr_vcpus,
+				    wl->stride);
+	u64 nr = mmub_nr_selected(slice, wl->stride, wl->fraction_ppm), off;
+
+	memset(map, 0, (vm->test.size / MMUB_SZ_4K / 64 + 1) * 8);
+	for (u32 v = 0; v < vm->p.nr_vcpus; v++) {
+		for (u64 i = 0; i < nr; i++) {
+			off = v * slice + i * wl->stride;
+			if (!wl->nr_ranges || mmub_wl_in_ranges(wl, off))
+				bitmap_assign(map, off / MMUB_SZ_4K, true);
+		}
+	}
+}
+
 int vm_check(struct vm *vm)
 {
 	for (u32 i = 0; i < vm->p.nr_vcpus; i++)

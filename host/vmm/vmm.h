@@ -236,6 +236,11 @@ u64 vm_epoch(const struct vm *vm);
  */
 void vm_sentinels(const struct vm *vm, u64 epoch, u64 *map);
 /*
+ * @map (a bit per 4K test page, cleared here): the pages a pass touches,
+ * the first of each stride the workload selects (--fraction, --ranges).
+ */
+void vm_selected_pages(const struct vm *vm, u64 *map);
+/*
  * In a MMUB_CMD_LOOP: wait until every vCPU completed @n more passes
  * (2: one whole pass begun after the call); -1 after reporting why not,
  * a vCPU stuck while doing @what too.

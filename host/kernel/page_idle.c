@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The page_idle bitmap of a range of pages; see kernel/page_idle.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "util/util.h"
+#include "util/bitmap.h"
+#include "kernel/page_idle.h"
+
+#define PAGEMAP_PRESENT		(1ULL << 63)
+#define PAGEMAP_PFN_MASK	((1ULL << 55) - 1)
+
+int page_idle_status(char *why, size_t len)
+{
+	int fd = open(PAGE_IDLE_BITMAP, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0) {
+		snprintf(why, len, "%s: %s (%s)", PAGE_IDLE_BITMAP,
+			 strerror(errno), errno == ENOENT ?
+			 "the kernel has no CONFIG_IDLE_PAGE_TRACKING" :
+			 "it needs root");
+		return -1;
+	}
+	close(fd);
+	/* pagemap hides frame numbers from all but CAP_SYS_ADMIN. */
+	if (geteuid()) {
+		snprintf(why, len, "/proc/self/pagemap gives frame numbers to "
+			 "root only");
+		return -1;
+	}
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The distinct bitmap words of the frames, so that each is done once. */
+static int collect_words(struct page_idle *pi)
+{
+	u64 n = 0;
+
+	pi->words = calloc(pi->nr_pages ? pi->nr_pages : 1, sizeof(u64));
+	if (!pi->words)
+		return -1;
+	for (u64 i = 0; i < pi->nr_pages; i++)
+		if (pi->pfn[i])
+			pi->words[n++] = pi->pfn[i] / 64;
+	qsort(pi->words, n, sizeof(u64), cmp_u64);
+	pi->nr_words = 0;
+	for (u64 i = 0; i < n; i++)
+		if (!pi->nr_words || pi->words[pi->nr_words - 1] != pi->words[i])
+			pi->words[pi->nr_words++] = pi->words[i];
+	return 0;
+}
+
+int page_idle_open(struct page_idle *pi, const void *addr, u64 nr_pages)
+{
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	off_t off = (off_t)((uintptr_t)addr / MMUB_SZ_4K * 8);
+
+	*pi = (struct page_idle){ .bitmap_fd = -1, .nr_pages = nr_pages };
+	pi->pfn = calloc(nr_pages ? nr_pages : 1, sizeof(u64));
+	if (fd < 0 || !pi->pfn ||
+	    pread(fd, pi->pfn, nr_pages * 8, off) != (ssize_t)(nr_pages * 8)) {
+		err_msg("/proc/self/pagemap: %s", strerror(errno));
+		goto fail;
+	}
+	close(fd);
+	fd = -1;
+	for (u64 i = 0; i < nr_pages; i++) {
+		u64 e = pi->pfn[i];
+
+		pi->pfn[i] = e & PAGEMAP_PRESENT ? e & PAGEMAP_PFN_MASK : 0;
+		pi->no_pfn += !pi->pfn[i];
+	}
+	pi->bitmap_fd = open(PAGE_IDLE_BITMAP, O_RDWR | O_CLOEXEC);
+	if (pi->bitmap_fd < 0 || collect_words(pi)) {
+		err_msg("%s: %s", PAGE_IDLE_BITMAP, strerror(errno));
+		goto fail;
+	}
+	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	page_idle_close(pi);
+	return -1;
+}
+
+/*
+ * Each word's bits that are ours, in the order of pi->words: a write
+ * sets only the bits given (the kernel skips zeros), so frames of other
+ * processes in the same word are left alone.
+ */
+static u64 *word_bits(const struct page_idle *pi)
+{
+	u64 *bits = calloc(pi->nr_words ? pi->nr_words : 1, sizeof(u64));
+
+	for (u64 i = 0; bits && i < pi->nr_pages; i++) {
+		u64 w = pi->pfn[i] / 64;
+		const u64 *at = bsearch(&w, pi->words, pi->nr_words,
+					sizeof(u64), cmp_u64);
+
+		if (pi->pfn[i] && at)
+			bits[at - pi->words] |= 1ULL << (pi->pfn[i] % 64);
+	}
+	return bits;
+}
+
+int page_idle_mark(struct page_idle *pi)
+{
+	u64 *bits = word_bits(pi);
+	int ret = bits ? 0 : -1;
+
+	for (u64 i = 0; !ret && i < pi->nr_words; i++) {
+		ssize_t n = pwrite(pi->bitmap_fd, &bits[i], 8,
+				   (off_t)(pi->words[i] * 8));
+
+		/*
+		 * 0: the last word, cut by max_pfn (not a multiple of 64):
+		 * the kernel marked its frames but counts no whole word.
+		 */
+		if (n != 8 && n != 0)
+			ret = -1;
+	}
+	free(bits);
+	return ret;
+}
+
+int page_idle_read(struct page_idle *pi, u64 *young, u64 *cut_pages)
+{
+	u64 *idle = calloc(pi->nr_words ? pi->nr_words : 1, sizeof(u64));
+	bool *cut = calloc(pi->nr_words ? pi->nr_words : 1, sizeof(bool));
+	int ret = idle && cut ? 0 : -1;
+
+	memset(young, 0, (pi->nr_pages / 64 + 1) * 8);
+	memset(cut_pages, 0, (pi->nr_pages / 64 + 1) * 8);
+	for (u64 i = 0; !ret && i < pi->nr_words; i++) {
+		ssize_t n = pread(pi->bitmap_fd, &idle[i], 8,
+				  (off_t)(pi->words[i] * 8));
+
+		/* The last word, cut by max_pfn, reads as nothing. */
+		cut[i] = n == 0;
+		if (n != 8 && n != 0)
+			ret = -1;
+	}
+	for (u64 i = 0; !ret && i < pi->nr_pages; i++) {
+		u64 w = pi->pfn[i] / 64;
+		const u64 *at = bsearch(&w, pi->words, pi->nr_words,
+					sizeof(u64), cmp_u64);
+
+		if (!pi->pfn[i] || !at)
+			continue;
+		if (cut[at - pi->words])
+			bitmap_assign(cut_pages, i, true);
+		else if (!(idle[at - pi->words] & (1ULL << (pi->pfn[i] % 64))))
+			bitmap_assign(young, i, true);
+	}
+	free(idle);
+	free(cut);
+	return ret;
+}
+
+void page_idle_close(struct page_idle *pi)
+{
+	if (pi->bitmap_fd >= 0)
+		close(pi->bitmap_fd);
+	free(pi->pfn);
+	free(pi->words);
+	*pi = (struct page_idle){ .bitmap_fd = -1 };
+}

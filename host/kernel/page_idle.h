@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Idle page tracking (Documentation/admin-guide/mm/idle_page_tracking):
+ * /sys/kernel/mm/page_idle/bitmap has a bit per physical frame.  Setting
+ * it clears the accessed bits of every mapping of the frame, a KVM
+ * stage-2 one through the MMU notifier's clear_young; reading it asks
+ * them again, so a frame touched since reads as not idle (young).
+ * The bitmap is by frame: the virtual pages are translated through
+ * /proc/self/pagemap, which gives frame numbers to root only.
+ */
+#ifndef HOST_KERNEL_PAGE_IDLE_H
+#define HOST_KERNEL_PAGE_IDLE_H
+
+#include <stddef.h>
+#include <mmubench/types.h>
+
+#define PAGE_IDLE_BITMAP	"/sys/kernel/mm/page_idle/bitmap"
+
+/* 0 if the bitmap can be written and frames read; else -1 and why. */
+int page_idle_status(char *why, size_t len);
+
+/* The frames of a range of 4K pages, grouped by the bitmap's words. */
+struct page_idle {
+	int bitmap_fd;
+	u64 nr_pages;
+	u64 *pfn;		/* per page; 0: not present */
+	u64 no_pfn;		/* pages without a frame */
+	u64 *words;		/* the bitmap words the frames fall in, sorted */
+	u64 nr_words;
+};
+
+/* Translate @nr_pages 4K pages at @addr; 0, or -1 after saying why. */
+int page_idle_open(struct page_idle *pi, const void *addr, u64 nr_pages);
+/* Mark every page idle: one write per bitmap word.  0, or -1 (errno). */
+int page_idle_mark(struct page_idle *pi);
+/*
+ * Read the bits back: in @young (a bit per page, cleared here) the pages
+ * found young, i.e. accessed since they were marked; in @cut those the
+ * kernel does not read at all: in the bitmap's last word, which max_pfn
+ * cuts short (it reads and writes whole words only, and counts a cut one
+ * as none).  0, or -1 (errno).
+ */
+int page_idle_read(struct page_idle *pi, u64 *young, u64 *cut);
+void page_idle_close(struct page_idle *pi);
+
+#endif

@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Scenario "aging": access tracking, as access_tracking_perf_test drives
+ * it.  The vCPUs write every page of their memory once, so that KVM maps
+ * all of it, then pass over the part the workload selects (--fraction,
+ * --ranges) as a control.  Each of -i rounds then:
+ *
+ *   - marks the whole test memory idle in the page_idle bitmap: the
+ *     kernel clears the accessed bits of every mapping of each frame,
+ *     KVM's through the MMU notifier's clear_young;
+ *   - reads the bitmap back at once, with the vCPUs idle: a page found
+ *     young here cannot be tracked (not on an LRU list yet, or touched
+ *     by someone else), and is left out of the round's counts;
+ *   - lets the vCPUs pass over the selected part again (their access
+ *     latency on idle memory);
+ *   - reads the bitmap back: the pages found young must be exactly the
+ *     pages touched.  A touched page not found young, or an untouched
+ *     one found young, fails the run, naming it.
+ *
+ * Timed: marking, reading back, and with kprobes the kernel's time in
+ * the notifier's aging hooks during each.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "util/util.h"
+#include "util/bitmap.h"
+#include "kernel/page_idle.h"
+#include "kernel/probes.h"
+#include "results/json.h"
+#include "scenarios/scenarios.h"
+
+enum { O_DROP = 512 };
+
+static const struct opt opts[] = {
+	{ "debug-drop-young", O_DROP, no_argument, NULL,
+	  "leave the first touched page found young in the last round out "
+	  "of the count: the check must fail, naming it" },
+	{ NULL },
+};
+
+static struct {
+	bool drop;
+} o;
+
+static void parse(int key, const char *arg)
+{
+	(void)arg;
+	if (key == O_DROP)
+		o.drop = true;
+}
+
+static void validate(struct common *c)
+{
+	const struct vm_params *p = &c->vm;
+	char why[200];
+
+	if (p->backing != BACKING_ANONYMOUS && p->backing != BACKING_SHMEM &&
+	    p->backing != BACKING_MEMFD)
+		die("-s %s: aging reads the page_idle bits of 4K pages on the "
+		    "LRU lists (accepted: anonymous, shmem, memfd)",
+		    backing_names[p->backing]);
+	if (p->wl.stride != MMUB_SZ_4K)
+		die("--touch: aging counts 4K pages; it needs --touch 4k");
+	if (p->wl.action != MMUB_ACT_TOUCH)
+		die("--exec, --debug-action: aging needs the vCPUs to touch "
+		    "memory");
+	if (c->iterations < 1 || c->iterations > 2)
+		die("-i %u: aging rounds, 1 or 2", c->iterations);
+	if (page_idle_status(why, sizeof(why)))
+		die("aging: %s", why);
+}
+
+/* The notifier's aging hooks, each timed by a kprobe pair. */
+#define NR_HOOKS	3
+
+static const char *const hook_names[NR_HOOKS] = {
+	"clear_young", "clear_flush_young", "test_young",
+};
+
+static const struct probe_def hook_probes[2 * NR_HOOKS] = {
+	{ "cy_entry", "p:mmub/cy_entry kvm_mmu_notifier_clear_young" },
+	{ "cy_exit", "r:mmub/cy_exit kvm_mmu_notifier_clear_young" },
+	{ "cfy_entry", "p:mmub/cfy_entry kvm_mmu_notifier_clear_flush_young" },
+	{ "cfy_exit", "r:mmub/cfy_exit kvm_mmu_notifier_clear_flush_young" },
+	{ "ty_entry", "p:mmub/ty_entry kvm_mmu_notifier_test_young" },
+	{ "ty_exit", "r:mmub/ty_exit kvm_mmu_notifier_test_young" },
+};
+
+struct hook_time {
+	bool placed;
+	u64 calls;
+	double ms;
+};
+
+/* A step of a round: marking or reading back. */
+struct step {
+	double ms;
+	bool kprobes;
+	struct hook_time k[NR_HOOKS];
+};
+
+struct round {
+	struct step mark, read;
+	u64 untracked;		/* young right after marking, or cut */
+	u64 cut;		/* in the bitmap's last word: unreadable */
+	u64 touched, found, missed, false_young;
+	s64 first_missed, first_false;	/* test pages, -1: none */
+};
+
+struct aging {
+	struct page_idle pi;
+	u64 *touched, *young, *untracked, *cut;
+	u64 nr_pages;
+	struct round rounds[2];
+	u32 nr_rounds;		/* done */
+	u32 want_rounds;	/* -i */
+	char probes_why[200];
+	bool failed;
+};
+
+static void step_probes(struct step *s, const char *text, double ns_per_unit)
+{
+	for (u32 h = 0; h < NR_HOOKS; h++) {
+		struct mmub_hist *hist = calloc(1, sizeof(*hist));
+
+		if (!hist || !s->k[h].placed) {
+			free(hist);
+			continue;
+		}
+		s->k[h].calls = probes_parse(text, hook_probes[2 * h].name,
+					     hook_probes[2 * h + 1].name,
+					     ns_per_unit, hist, NULL);
+		s->k[h].ms = (double)hist->sum / 1e6;
+		free(hist);
+	}
+}
+
+/*
+ * Mark every test page idle (@young NULL) or read the bits back into
+ * @young, as phase @name, timed, with the hooks probed where possible.
+ */
+static int step(struct vm *vm, struct run *r, struct aging *a,
+		const char *name, u64 *young, struct step *s)
+{
+	struct phase *p = run_phase_begin(vm, r, name);
+	double ns_per_unit = 1, t;
+	char *text = NULL;
+	int ret, err;
+
+	s->kprobes = !probes_trace_start(hook_probes, 2 * NR_HOOKS, 2,
+					 a->probes_why, sizeof(a->probes_why));
+	for (u32 h = 0; h < NR_HOOKS; h++)
+		s->k[h].placed = s->kprobes && probes_trace_placed(2 * h) &&
+				 probes_trace_placed(2 * h + 1);
+	t = now_ms();
+	ret = young ? page_idle_read(&a->pi, young, a->cut) :
+		      page_idle_mark(&a->pi);
+	err = errno;
+	s->ms = now_ms() - t;
+	if (s->kprobes)
+		text = probes_trace_stop(&ns_per_unit);
+	if (text)
+		step_probes(s, text, ns_per_unit);
+	s->kprobes = text != NULL;
+	free(text);
+	run_phase_end(vm, p);
+	if (ret)
+		err_msg("aging: %s %s: %s", young ? "reading" : "writing",
+			PAGE_IDLE_BITMAP, strerror(err));
+	return ret;
+}
+
+/*
+ * The pages set in @a, not in @b (NULL: no such condition) and not in
+ * @skip: their number in @count, the first returned (-1: none).
+ */
+static s64 first_diff(const u64 *a, const u64 *b, const u64 *skip, u64 n,
+		      u64 *count)
+{
+	s64 first = -1;
+
+	*count = 0;
+	for (u64 i = 0; i < n; i++) {
+		if (!bitmap_test(a, i) || (b && bitmap_test(b, i)) ||
+		    bitmap_test(skip, i))
+			continue;
+		if (first < 0)
+			first = (s64)i;
+		(*count)++;
+	}
+	return first;
+}
+
+static void count(struct aging *a, struct round *rd)
+{
+	u64 n = a->nr_pages;
+
+	rd->untracked = bitmap_weight(a->untracked, n);
+	rd->cut = bitmap_weight(a->cut, n);
+	first_diff(a->touched, NULL, a->untracked, n, &rd->touched);
+	rd->first_missed = first_diff(a->touched, a->young, a->untracked, n,
+				      &rd->missed);
+	rd->found = rd->touched - rd->missed;
+	rd->first_false = first_diff(a->young, a->touched, a->untracked, n,
+				     &rd->false_young);
+}
+
+/* --debug-drop-young: the host forgets one page it found young. */
+static void drop_one(struct vm *vm, struct aging *a)
+{
+	char where[64];
+
+	for (u64 i = 0; i < a->nr_pages; i++) {
+		if (!bitmap_test(a->touched, i) || !bitmap_test(a->young, i) ||
+		    bitmap_test(a->untracked, i))
+			continue;
+		bitmap_assign(a->young, i, false);
+		vm_test_page_where(vm, i, where, sizeof(where));
+		err_msg("--debug-drop-young: test page %llu (%s), found young, "
+			"left out of the count on purpose",
+			(unsigned long long)i, where);
+		return;
+	}
+	err_msg("--debug-drop-young: no touched page was found young to drop");
+	a->failed = true;
+}
+
+/* @n pages of round @k are @what, the first test page @first: a failure. */
+static void wrong(struct vm *vm, struct aging *a, u32 k, u64 n, s64 first,
+		  const char *what)
+{
+	char where[64];
+
+	if (!n)
+		return;
+	vm_test_page_where(vm, (u64)first, where, sizeof(where));
+	err_msg("aging: round %u: %llu %s, the first test page %lld (%s)",
+		k + 1, (unsigned long long)n, what, (long long)first, where);
+	a->failed = true;
+}
+
+static void check(struct vm *vm, struct aging *a, u32 k)
+{
+	const struct round *rd = &a->rounds[k];
+
+	wrong(vm, a, k, rd->missed, rd->first_missed,
+	      "touched pages not found young");
+	wrong(vm, a, k, rd->false_young, rd->first_false,
+	      "untouched pages found young");
+	if (!rd->touched) {
+		err_msg("aging: round %u: no trackable page was touched: "
+			"nothing to check", k + 1);
+		a->failed = true;
+	}
+}
+
+static int round_once(struct vm *vm, struct run *r, struct aging *a, u32 k)
+{
+	struct round *rd = &a->rounds[k];
+	char name[32];
+
+	snprintf(name, sizeof(name), "mark%u", k + 1);
+	if (step(vm, r, a, name, NULL, &rd->mark))
+		return -1;
+	if (page_idle_read(&a->pi, a->untracked, a->cut))
+		return -1;
+	for (u64 w = 0; w <= a->nr_pages / 64; w++)
+		a->untracked[w] |= a->cut[w];
+	snprintf(name, sizeof(name), "aged%u", k + 1);
+	if (run_pass(vm, r, name, k + 2))
+		return -1;
+	snprintf(name, sizeof(name), "read%u", k + 1);
+	if (step(vm, r, a, name, a->young, &rd->read))
+		return -1;
+	if (o.drop && k + 1 == a->want_rounds)
+		drop_one(vm, a);
+	count(a, rd);
+	check(vm, a, k);
+	a->nr_rounds = mmub_max(a->nr_rounds, k + 1);
+	return 0;
+}
+
+static void print_step(const char *what, const struct step *s)
+{
+	printf("  %-12s %9.2f ms", what, s->ms);
+	for (u32 h = 0; s->kprobes && h < NR_HOOKS; h++)
+		if (s->k[h].placed)
+			printf("; %s %llu calls %.2f ms", hook_names[h],
+			       (unsigned long long)s->k[h].calls, s->k[h].ms);
+	printf("\n");
+}
+
+static void print_round(const struct aging *a, u32 k)
+{
+	const struct round *rd = &a->rounds[k];
+
+	printf("round %u: found young %llu of %llu touched; young though "
+	       "untouched %llu; untracked %llu of %llu pages (%llu in the "
+	       "bitmap's last word, which max_pfn cuts: unreadable)\n", k + 1,
+	       (unsigned long long)rd->found, (unsigned long long)rd->touched,
+	       (unsigned long long)rd->false_young,
+	       (unsigned long long)rd->untracked,
+	       (unsigned long long)a->nr_pages, (unsigned long long)rd->cut);
+	print_step("mark idle", &rd->mark);
+	print_step("read back", &rd->read);
+}
+
+static json_t *step_json(const struct step *s)
+{
+	json_t *j = json_pack("{s:f}", "ms", s->ms), *k = json_object();
+
+	for (u32 h = 0; s->kprobes && h < NR_HOOKS; h++)
+		if (s->k[h].placed)
+			jset(k, hook_names[h], json_pack("{s:I, s:f}", "calls",
+				(json_int_t)s->k[h].calls, "ms", s->k[h].ms));
+	jset(j, "kernel", s->kprobes ? k : json_null());
+	if (!s->kprobes)
+		json_decref(k);
+	return j;
+}
+
+static json_t *aging_json(const struct aging *a)
+{
+	json_t *rounds = json_array();
+	double mark = 0, read = 0;
+	const struct round *last = &a->rounds[a->nr_rounds - 1];
+
+	for (u32 k = 0; k < a->nr_rounds; k++) {
+		const struct round *rd = &a->rounds[k];
+
+		mark += rd->mark.ms;
+		read += rd->read.ms;
+		json_array_append_new(rounds, json_pack(
+			"{s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o}",
+			"round", (int)k + 1, "touched", (json_int_t)rd->touched,
+			"found_young", (json_int_t)rd->found,
+			"missed", (json_int_t)rd->missed,
+			"false_young", (json_int_t)rd->false_young,
+			"untracked", (json_int_t)rd->untracked,
+			"cut", (json_int_t)rd->cut,
+			"mark", step_json(&rd->mark),
+			"read", step_json(&rd->read)));
+	}
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:o}",
+			 "pages", (json_int_t)a->nr_pages,
+			 "touched", (json_int_t)last->touched,
+			 "found_young", (json_int_t)last->found,
+			 "false_young", (json_int_t)last->false_young,
+			 "no_pfn", (json_int_t)a->pi.no_pfn,
+			 "mark_idle_ms", mark, "read_ms", read,
+			 "rounds", rounds);
+}
+
+static int aging_rounds(struct vm *vm, struct run *r, u32 n)
+{
+	struct aging a = { .nr_pages = vm->test.size / MMUB_SZ_4K,
+			   .want_rounds = n };
+	size_t words = (a.nr_pages / 64 + 1) * 8;
+	int ret = -1;
+
+	a.touched = calloc(1, words);
+	a.young = calloc(1, words);
+	a.untracked = calloc(1, words);
+	a.cut = calloc(1, words);
+	if (!a.touched || !a.young || !a.untracked || !a.cut ||
+	    page_idle_open(&a.pi, vm->test.hva, a.nr_pages))
+		goto out;
+	if (a.pi.no_pfn)
+		err_msg("aging: %llu of %llu test pages have no frame",
+			(unsigned long long)a.pi.no_pfn,
+			(unsigned long long)a.nr_pages);
+	vm_selected_pages(vm, a.touched);
+	for (u32 k = 0; k < n; k++)
+		if (round_once(vm, r, &a, k))
+			goto out;
+	report_passes(vm, r->ph, r->nph);
+	for (u32 k = 0; k < a.nr_rounds; k++)
+		print_round(&a, k);
+	if (!a.rounds[0].mark.kprobes)
+		printf("kernel probes: unavailable (%s)\n", a.probes_why);
+	jset(r->json, "aging", aging_json(&a));
+	ret = a.failed || a.pi.no_pfn ? -1 : 0;
+out:
+	page_idle_close(&a.pi);
+	free(a.touched);
+	free(a.young);
+	free(a.untracked);
+	free(a.cut);
+	return ret;
+}
+
+static int once(struct vm *vm, struct run *r, u32 index, void *arg)
+{
+	const struct common *c = arg;
+	struct phase *p = run_phase_begin(vm, r, "fill");
+
+	(void)index;
+	/* Every page written once: KVM maps the whole test memory. */
+	if (vm_post(vm, MMUB_CMD_FILL, 0) || vm_wait(vm))
+		return -1;
+	run_phase_end(vm, p);
+	if (run_pass(vm, r, "control", 1))
+		return -1;
+	return aging_rounds(vm, r, c->iterations);
+}
+
+/* MGLRU's aging needs a memory cgroup: not driven here, said once. */
+static void say_mglru(void)
+{
+	struct stat st;
+
+	if (stat("/sys/kernel/mm/lru_gen", &st))
+		printf("MGLRU: not in this kernel (no /sys/kernel/mm/lru_gen): "
+		       "page_idle bitmap only\n");
+	else
+		printf("MGLRU: present, not driven by this scenario: page_idle "
+		       "bitmap only\n");
+}
+
+static int run(struct common *c)
+{
+	struct run_hooks h = { .once = once, .arg = c };
+
+	report_header(&c->vm, "aging");
+	say_mglru();
+	return run_all(c, "aging", json_pack("{s:b}", "debug_drop_young",
+					     o.drop), &h);
+}
+
+static const struct metric_def metrics[] = {
+	{ "mark_idle_ms", "results.runs[].aging.mark_idle_ms", "ms",
+	  BETTER_LOWER, 50 },
+	{ "read_ms", "results.runs[].aging.read_ms", "ms", BETTER_LOWER, 50 },
+	{ "aged_p99_ns_max",
+	  "max:results.runs[].phases[name=aged1].vcpus[].latency_ns.p99", "ns",
+	  BETTER_LOWER, 50 },
+	{ NULL }
+};
+
+const struct scenario scenario_aging = {
+	.name = "aging",
+	.help = "access tracking: mark the memory idle (page_idle), the "
+		"vCPUs touch a part, read back which pages are young; times "
+		"and the count checked against what was touched",
+	.opts = opts,
+	.parse = parse,
+	.validate = validate,
+	.run = run,
+	.metrics = metrics,
+};
