@@ -211,6 +211,7 @@ static void parse_common(struct common *c, int key, const char *arg,
 		break;
 	case 'x':
 		p->nr_slots = (u32)parse_u64("-x", arg, 1, 256);
+		c->given |= GIVEN_SLOTS;
 		break;
 	case 'i':
 		c->iterations = (u32)parse_u64("-i", arg, 0, 100000);

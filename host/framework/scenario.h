@@ -41,6 +41,7 @@ struct common {
 #define GIVEN_STRIDE	(1u << 2)
 #define GIVEN_VCPUS	(1u << 3)
 #define GIVEN_BYTES	(1u << 4)
+#define GIVEN_SLOTS	(1u << 5)
 
 struct scenario {
 	const char *name;

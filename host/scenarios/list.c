@@ -18,6 +18,7 @@ const struct scenario *const scenario_list[] = {
 	&scenario_scale,
 	&scenario_demand_paging,
 	&scenario_private_mem,
+	&scenario_memslot,
 	&scenario_aging,
 };
 

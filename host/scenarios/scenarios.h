@@ -15,6 +15,7 @@ extern const struct scenario scenario_migrate;
 extern const struct scenario scenario_scale;
 extern const struct scenario scenario_demand_paging;
 extern const struct scenario scenario_private_mem;
+extern const struct scenario scenario_memslot;
 extern const struct scenario scenario_aging;
 
 /* Every scenario, in the usage's order. */

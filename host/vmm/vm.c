@@ -61,8 +61,8 @@ static void open_kvm(struct vm *vm)
 		die("/dev/kvm: KVM_GET_VCPU_MMAP_SIZE failed");
 }
 
-static void set_slot(struct vm *vm, u32 slot, u64 gpa, u64 size, void *hva,
-		     u32 flags)
+int vm_set_region(struct vm *vm, u32 slot, u64 gpa, u64 size, void *hva,
+		  u32 flags)
 {
 	struct kvm_userspace_memory_region r = {
 		.slot = slot,
@@ -72,7 +72,13 @@ static void set_slot(struct vm *vm, u32 slot, u64 gpa, u64 size, void *hva,
 		.userspace_addr = (u64)hva,
 	};
 
-	if (ioctl(vm->fd, KVM_SET_USER_MEMORY_REGION, &r))
+	return ioctl(vm->fd, KVM_SET_USER_MEMORY_REGION, &r) ? -1 : 0;
+}
+
+static void set_slot(struct vm *vm, u32 slot, u64 gpa, u64 size, void *hva,
+		     u32 flags)
+{
+	if (vm_set_region(vm, slot, gpa, size, hva, flags))
 		die("-x %u: KVM_SET_USER_MEMORY_REGION slot %u (gpa 0x%llx, "
 		    "%llu bytes) failed: %s", vm->p.nr_slots, slot,
 		    (unsigned long long)gpa, (unsigned long long)size,

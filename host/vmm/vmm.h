@@ -213,6 +213,12 @@ int vm_post(struct vm *vm, u32 cmd, u32 arg);
 int vm_wait(struct vm *vm);
 int vm_stop_loop(struct vm *vm);
 void vm_destroy(struct vm *vm);
+/*
+ * KVM_SET_USER_MEMORY_REGION: memslot @slot at @gpa, backed by @hva; a
+ * new @gpa moves it, @size 0 deletes it.  0, or -1 and errno.
+ */
+int vm_set_region(struct vm *vm, u32 slot, u64 gpa, u64 size, void *hva,
+		  u32 flags);
 /* Each size's mappings now, -1 where this KVM has no such stat. */
 void vm_pages_by_size(struct vm *vm, s64 pages[VM_PAGE_SIZES]);
 /*
