@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
 # tools/peer.sh: the kernel's selftests (dirty_log_perf_test,
-# demand_paging_test, pre_fault_memory_test) beside the mmubench scenario
-# that measures the same, in one nested boot, through "mmubench compare";
+# demand_paging_test, pre_fault_memory_test, memslot_perf_test,
+# access_tracking_perf_test) beside the mmubench scenario that measures
+# the same, in one nested boot, through "mmubench compare";
 # tools/peer/TEST.awk, which turns the peer's lines into the document
 # compare reads; bad input.
 load helpers
@@ -185,6 +186,62 @@ EOF
 	assert_json "$out/mmubench.json" 'all(.results.runs[]; .demand_paging.pages_supplied == 8192)'
 }
 
+@test "tools/peer/access_tracking_perf_test.awk: the peer's lines as an aging document; a missing line or run fails" {
+	local d=$BATS_TEST_TMPDIR conv
+	conv=(awk -v vcpus=2 -v bytes=16777216 -v kernel=6.1.0 -v mmu=tdp_mmu
+	      -f "$ROOT/tools/peer/common.awk"
+	      -f "$ROOT/tools/peer/access_tracking_perf_test.awk")
+	# Its lines as 6.1 prints them ("%-30s: %ld.%09lds"), a warning too.
+	printf '%s\n' 'Testing guest mode: PA-bits:ANY, VA-bits:48,  4K pages' '' \
+		'Populating memory             : 0.900000000s' \
+		'Writing to populated memory   : 0.010000000s' \
+		'Reading from populated memory : 0.008000000s' \
+		'Mark memory idle              : 1.250000000s' \
+		'WARNING: vCPU1: Too many pages still idle (12out of 4096), this will affect performance results.' \
+		'Writing to idle memory        : 0.020000000s' \
+		'Mark memory idle              : 0.750000000s' \
+		'Reading from idle memory      : 0.015000000s' >"$d/1.txt"
+	run "${conv[@]}" -v runs=1 "$d/1.txt"
+	assert_success
+	echo "$output" >"$d/peer.json"
+	assert_json "$d/peer.json" '.scenario == "aging" and .env.program == "access_tracking_perf_test"'
+	assert_json_eq "$d/peer.json" '.results.runs[0].aging.mark_idle_ms' 2000
+	assert_json_eq "$d/peer.json" '.results.runs[0].phases[0].wall_ms' 10
+	assert_json_eq "$d/peer.json" '.results.runs[0].phases[1].wall_ms' 20
+	assert_json_eq "$d/peer.json" '.results.runs[0].aging.idle_warnings' 1
+	run "$MMUBENCH" compare "$d/peer.json" "$d/peer.json" \
+		--metric 'results.runs[].phases[name=aged1].wall_ms'
+	assert_success
+	assert_line --regexp '^  all +1 +1 +20\.00 +20\.00 +1\.000 '
+	grep -v "Writing to idle" "$d/1.txt" >"$d/2.txt"
+	run "${conv[@]}" -v runs=1 "$d/2.txt"
+	assert_failure
+	assert_output "tools/peer/access_tracking_perf_test.awk: $d/2.txt: no \"Writing to idle memory\" line (did the peer fail?)"
+	grep -v "^Mark memory idle" "$d/1.txt" >"$d/2.txt"
+	run "${conv[@]}" -v runs=1 "$d/2.txt"
+	assert_failure
+	assert_output "tools/peer/access_tracking_perf_test.awk: $d/2.txt: 0 \"Mark memory idle\" lines, expected 2"
+	run "${conv[@]}" -v runs=2 "$d/1.txt"
+	assert_failure
+	assert_output "tools/peer/access_tracking_perf_test.awk: 1 runs read, expected 2 (an empty file?)"
+}
+
+@test "tools/peer.sh --test access_tracking_perf_test: the peer and mmubench aging side by side in one nested boot" {
+	require_nested
+	local out=$BATS_TEST_TMPDIR/peer
+	# 4G: the L1's last frame ends a bitmap word.  At 2G the last word
+	# is cut by max_pfn (0x7ffe0), and the peer stops on a frame there
+	# (README.md, "Access tracking: aging").
+	peer_run --test access_tracking_perf_test --arch x86_64 -v 2 -b 8m --runs 2 --mem 4G --out "$out"
+	assert_success
+	assert_line --regexp '^tools/peer.sh: 2 runs each of access_tracking_perf_test -v 2 -b 8m and mmubench aging -v 2 -b 8m -i 2 --no-populate --no-latency, '
+	assert_line --regexp '^  A = access_tracking_perf_test: .*/peer.json, 2 runs, kernel 6\.1\.'
+	assert_json "$out/compare.json" '[.rows[].metric] == ["results.runs[].phases[name=control].wall_ms", "results.runs[].aging.mark_idle_ms", "results.runs[].phases[name=aged1].wall_ms"] and
+		all(.rows[]; (.ratio | type) == "number" and .a.n == 2 and .b.n == 2)'
+	# mmubench's side found every page it touched young, and no other.
+	assert_json "$out/mmubench.json" 'all(.results.runs[]; .aging.touched > 0 and .aging.found_young == .aging.touched and .aging.false_young == 0)'
+}
+
 # One run of 6.12's pre_fault_memory_test under tools/peer.sh's "traced",
 # as captured in a nested x86_64 boot: the test's output, the trace of
 # its KVM_PRE_FAULT_MEMORY ioctls in three VMs, its exit status.
@@ -287,8 +344,10 @@ PF_RUN=$ROOT/test/fixtures/peer/pre_fault_memory_test-6.12-x86_64.txt
 	local a
 	for a in "-z" "--vcpus 2" "-v 0" "-v 65" "-i 1" "-b 12x" "--mode ring" \
 		 "--runs 0" "--arch ppc64" "--timeout soon" "--runs" \
-		 "--test memslot_perf_test" "--uffd-mode major" "-s tmpfs" \
-		 "--uffd-mode minor" "-e --test demand_paging_test"; do
+		 "--test frob_test" "--uffd-mode major" "-s tmpfs" \
+		 "--uffd-mode minor" "-e --test demand_paging_test" \
+		 "-v 2 --test memslot_perf_test" "-b 3m --test memslot_perf_test" \
+		 "-b 1g --test memslot_perf_test"; do
 		# shellcheck disable=SC2086 # the option and its value
 		run --separate-stderr "$ROOT/tools/peer.sh" $a
 		assert_equal "$status" 2
@@ -305,4 +364,51 @@ PF_RUN=$ROOT/test/fixtures/peer/pre_fault_memory_test-6.12-x86_64.txt
 	assert_equal "$stderr" ""
 	run --separate-stderr "$ROOT/tools/peer.sh" --test demand_paging_test --uffd-mode minor
 	assert_equal "$stderr" "tools/peer.sh: error: --uffd-mode minor: -s anonymous has no file (use shmem or shared_hugetlb)"
+}
+
+@test "tools/peer/memslot_perf_test.awk: the move tests' lines as a memslot document, a move half a loop; a missing line, another test or run fails" {
+	local d=$BATS_TEST_TMPDIR conv
+	conv=(awk -v vcpus=1 -v bytes=16777216 -v kernel=6.1.0 -v mmu=tdp_mmu
+	      -f "$ROOT/tools/peer/common.awk"
+	      -f "$ROOT/tools/peer/memslot_perf_test.awk")
+	printf '%s\n' 'Testing move active area performance with 1 runs, 1 seconds each' \
+		'Test took 0.010000000s for slot setup + 1.000100000s all iterations' \
+		'Done 1000 iterations, avg 0.001000100s each' \
+		'Best runtime result was 0.001000100s per iteration (with 1000 iterations)' '' \
+		'Testing move inactive area performance with 1 runs, 1 seconds each' \
+		'Test took 0.010000000s for slot setup + 1.000000000s all iterations' \
+		'Done 250 iterations, avg 0.004000000s each' >"$d/1.txt"
+	run "${conv[@]}" -v runs=1 "$d/1.txt"
+	assert_success
+	echo "$output" >"$d/peer.json"
+	assert_json "$d/peer.json" '.scenario == "memslot" and .env.program == "memslot_perf_test" and
+		.results.runs[0].memslot.by_op.move_active.loops == 1000 and
+		.results.runs[0].memslot.by_op.move_inactive.loops == 250'
+	assert_json_eq "$d/peer.json" '.results.runs[0].memslot.by_op.move_active.ms_mean' 0.50005
+	assert_json_eq "$d/peer.json" '.results.runs[0].memslot.by_op.move_inactive.ms_mean' 2
+	head -n 4 "$d/1.txt" >"$d/2.txt"
+	run "${conv[@]}" -v runs=1 "$d/2.txt"
+	assert_failure
+	assert_output "tools/peer/memslot_perf_test.awk: $d/2.txt: no \"Done ... iterations\" line for move inactive area (did the peer fail, or run other tests?)"
+	sed 's/move inactive area/RW/' "$d/1.txt" >"$d/3.txt"
+	run "${conv[@]}" -v runs=1 "$d/3.txt"
+	assert_failure
+	assert_output "tools/peer/memslot_perf_test.awk: $d/3.txt: line 8: a result of \"RW\", not a move test"
+	run "${conv[@]}" -v runs=2 "$d/1.txt"
+	assert_failure
+	assert_output "tools/peer/memslot_perf_test.awk: 1 runs read, expected 2 (an empty file?)"
+}
+
+@test "tools/peer.sh --test memslot_perf_test: the peer's moves and mmubench memslot's, one vCPU, 16 MiB slots, side by side in one nested boot" {
+	require_nested
+	local out=$BATS_TEST_TMPDIR/peer
+	peer_run --test memslot_perf_test --arch x86_64 --runs 2 --out "$out"
+	assert_success
+	assert_line --regexp '^tools/peer.sh: 2 runs each of memslot_perf_test -s 33 -f 3 -e 4 -l 1 -r 1 and mmubench memslot -v 1 -b 48m -x 3 --rounds 2, '
+	assert_line --regexp '^  A = memslot_perf_test: .*/peer.json, 2 runs, kernel 6\.1\.'
+	assert_json "$out/compare.json" '[.rows[].metric] == ["results.runs[].memslot.by_op.move_active.ms_mean", "results.runs[].memslot.by_op.move_inactive.ms_mean"] and
+		all(.rows[]; (.ratio | type) == "number" and .a.n == 2 and .b.n == 2)'
+	# The peer looped over its moves; mmubench checked its moved slot.
+	assert_json "$out/peer.json" 'all(.results.runs[]; .memslot.by_op.move_active.loops > 0 and .memslot.by_op.move_inactive.loops > 0)'
+	assert_json "$out/mmubench.json" 'all(.results.runs[]; .memslot.slot_bytes == 16777216 and .memslot.content_checks == 11)'
 }

@@ -19,18 +19,33 @@
 #                        KVM_PRE_FAULT_MEMORY time of that memory (the
 #                        test prints none: its ioctls are timed by kprobes
 #                        on kvm_vcpu_ioctl, see below)
+#   memslot_perf_test    "mmubench memslot" with one vCPU and the same
+#                        slot size (-b, 16m): the peer's move tests
+#                        (-f 3 -e 4, -l 1), its 512 MiB in slots of -b;
+#                        mmubench's three slots of -b, the vCPU's, the
+#                        moved one and its hole: a move's mean time,
+#                        active and inactive
+#   access_tracking_perf_test  "mmubench aging -i 2" with the same -v and -b:
+#                        the time to mark all memory idle (page_idle,
+#                        twice, summed), and the vCPUs' write pass over
+#                        populated memory and over idle memory (6.1 builds
+#                        it for x86_64 only, 6.12 for arm64 too)
 #
 #   tools/peer.sh [--test T] [--kernel 6.1|6.12] [--arch x86_64|arm64] [-v N] [-b SIZE] [-i N] [--mode M] [-g] [-e]
 #              [--uffd-mode M] [-s BACKING] [--runs R] [--out DIR] [--mem SIZE] [--timeout SEC] [--build-only]
 #
-#   --test T        dirty_log_perf_test (default), demand_paging_test or
-#                   pre_fault_memory_test; a base whose selftests do not
-#                   build T for the arch (pre_fault_memory_test: 6.12 on
-#                   x86_64 only) is refused before any boot
+#   --test T        dirty_log_perf_test (default), demand_paging_test,
+#                   pre_fault_memory_test, memslot_perf_test or
+#                   access_tracking_perf_test; a base whose selftests
+#                   do not build T for the arch (pre_fault_memory_test:
+#                   6.12 on x86_64 only; access_tracking_perf_test on
+#                   arm64: 6.12 only) is refused before any boot
 #   --kernel BASE   the base: its selftest beside its nested kernel (6.1)
-#   -v N            vCPUs (2; pre_fault_memory_test: its one, not settable)
+#   -v N            vCPUs (2; pre_fault_memory_test, memslot_perf_test:
+#                   their one, not settable)
 #   -b SIZE         memory per vCPU, k/m/g suffix (64m; pre_fault_memory_test:
-#                   its 2 MiB + 4 KiB, not settable)
+#                   its 2 MiB + 4 KiB, not settable; memslot_perf_test: the
+#                   slot size, 16m, dividing its 512 MiB into 2 or more)
 #   -i N            iterations after populating, 2 or more as the peer
 #                   requires (2)
 #   --mode M        clear-init-set: the peer's default, manual protect with
@@ -93,7 +108,8 @@ host_arch=$(uname -m | sed -e 's/aarch64/arm64/')
 arch=$host_arch vcpus=2 size=64m iterations=2 mode=clear-init-set runs=4
 test=dirty_log_perf_test uffd_mode=missing backing=anonymous sized=''
 # The selftests it runs, each with tools/peer/TEST.awk.
-peer_tests=(dirty_log_perf_test demand_paging_test pre_fault_memory_test)
+peer_tests=(dirty_log_perf_test demand_paging_test pre_fault_memory_test
+	memslot_perf_test access_tracking_perf_test)
 kernel_base 6.1
 out='' timeout='' build_only=0 disable_writing=0
 run_opts=()
@@ -162,6 +178,15 @@ if [[ $test == pre_fault_memory_test ]]; then
 	[[ -z $sized ]] ||
 		bad "${sized# }: pre_fault_memory_test has its own size (one vCPU, 2 MiB + 4 KiB), not settable"
 	vcpus=1 size=2052k bytes=$((2048 * 1024 + 4096))
+fi
+# memslot_perf_test has one vCPU and 512 MiB (and a page): -b is its slot size.
+if [[ $test == memslot_perf_test ]]; then
+	[[ $sized != *-v* ]] ||
+		bad "-v: memslot_perf_test has its own vCPU, one, not settable"
+	[[ $sized == *-b* ]] || size=16m bytes=$((16 << 20))
+	((bytes % (1 << 20) == 0 && (512 << 20) % bytes == 0 && bytes <= (256 << 20))) ||
+		bad "-b $size: memslot_perf_test's slot size must divide its 512 MiB into 2 slots or more, in MiB (1m, 2m, 4m ... 256m)"
+	vcpus=1
 fi
 [[ $uffd_mode == missing || $uffd_mode == minor ]] ||
 	bad "--uffd-mode $uffd_mode: unknown (accepted: missing, minor)"
@@ -319,6 +344,12 @@ demand_paging_test)
 	mmub_args="demand-paging -v $vcpus -b $size -s $backing -u $uffd_mode -i 0 --no-latency"
 	[[ $backing != *hugetlb* ]] || mmub_args+=" --reserve-hugepages"
 	;;
+access_tracking_perf_test)
+	# Two rounds as the peer's (mark, write; mark, read), every page
+	# touched; the peer times no single access.
+	peer_args="-v $vcpus -b $size${peer_mode[*]:+ ${peer_mode[*]}}"
+	mmub_args="aging -v $vcpus -b $size -i 2 --no-populate --no-latency"
+	;;
 pre_fault_memory_test)
 	# The guest reads its memory once after the pre-fault, as the
 	# peer's vCPU does (a write would fault again: the ioctl maps
@@ -352,6 +383,13 @@ traced() {
 	echo "@@ exit status $rc"
 	return $rc
 }'
+	;;
+memslot_perf_test)
+	# Its move tests only (3 and 4), a second each: the other four
+	# time MADV_DONTNEED and guest loops, not slot operations.  -s
+	# counts its slot 0 too.
+	peer_args="-s $(((512 << 20) / bytes + 1)) -f 3 -e 4 -l 1 -r 1"
+	mmub_args="memslot -v 1 -b $((3 * bytes >> 20))m -x 3 --rounds 2"
 	;;
 esac
 script="$prelude
@@ -446,6 +484,21 @@ demand_paging_test)
 pre_fault_memory_test)
 	awk_vars=()
 	metrics=('results.runs[].prefault_ms')
+	;;
+memslot_perf_test)
+	awk_vars=()
+	metrics=(
+		'results.runs[].memslot.by_op.move_active.ms_mean'
+		'results.runs[].memslot.by_op.move_inactive.ms_mean'
+	)
+	;;
+access_tracking_perf_test)
+	awk_vars=()
+	metrics=(
+		'results.runs[].phases[name=control].wall_ms'
+		'results.runs[].aging.mark_idle_ms'
+		'results.runs[].phases[name=aged1].wall_ms'
+	)
 	;;
 esac
 awk -v runs="$runs" -v vcpus="$vcpus" -v bytes="$bytes" "${awk_vars[@]}" \

@@ -7,7 +7,8 @@
 # TEST.awk sets conv (its own name, for messages) first in its BEGIN and
 # defines finish(), which checks the run read from the file named in
 # "file", appends it to "out" and counts it in nruns.  Here: fail(), the
-# one way out on bad input (exit 1, no document); jstr(); finish() at
+# one way out on bad input (exit 1, no document); ms() and need() for the
+# tests' timing lines; jstr(); finish() at
 # each file's end; and, before TEST.awk's END prints the document, the
 # check that R files of runs were read, so that a missing figure or run
 # never becomes a smaller sample.
@@ -16,6 +17,20 @@ function fail(msg) {
 	printf "%s: %s\n", conv, msg >"/dev/stderr"
 	failed = 1
 	exit 1
+}
+
+# The selftests' times, "0.853677890s", in ms: "853.677890".
+function ms(word) {
+	if (word !~ /^[0-9]+\.[0-9]+s$/)
+		fail(FILENAME ": line " FNR ": not a time in seconds: " word)
+	sub(/s$/, "", word)
+	return sprintf("%.6f", word * 1000)
+}
+
+# A line the run in "file" must have had (its value @v, empty if not).
+function need(what, v) {
+	if (v == "")
+		fail(file ": no \"" what "\" line (did the peer fail?)")
 }
 
 # A JSON string's content.

@@ -22,19 +22,6 @@
 # (exit 1, naming the file): a missing figure must never become a
 # smaller sample.
 
-# "0.853677890s" -> "853.677890"
-function ms(word) {
-	if (word !~ /^[0-9]+\.[0-9]+s$/)
-		fail(FILENAME ": line " FNR ": not a time in seconds: " word)
-	sub(/s$/, "", word)
-	return sprintf("%.6f", word * 1000)
-}
-
-function need(what, v) {
-	if (v == "")
-		fail(file ": no \"" what "\" line (did the peer fail?)")
-}
-
 # Check the run read from "file" and append it to the runs' JSON.
 function finish(   i, it, sep) {
 	if (guest_modes != 1)
