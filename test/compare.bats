@@ -236,7 +236,7 @@ setup() {
 		NR > 1 { gsub(/ /, "", $2); s[$2] = 1 }
 		END { for (k in s) n++; print n " scenarios" }' <<<"$table"
 	assert_success
-	assert_output "7 scenarios"
+	assert_output "9 scenarios"
 	assert_equal "$(grep -c '^| zap ' <<<"$table")" 11
 	# compare's default rows for a zap document: the declared ones the
 	# document has, in the declared order; the rest listed as absent.

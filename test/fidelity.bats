@@ -227,7 +227,7 @@ fidelity/20261201-020000-$commit.json"
 @test "fidelity: ci/nightly takes the paper experiments in --only, and no other" {
 	run "$ROOT/ci/nightly" --only nx-recovery-full,seed004-paper
 	assert_equal "$status" 2
-	assert_output "ci/nightly: error: --only seed004-paper: unknown (accepted: tests, peer, resolution, and the experiments of experiments.conf: first-harvest-init-set, migrate-init-set, zap-patterns, nx-recovery, enable-init-set, enable-page-sizes-full, zap-patterns-full, nx-recovery-full, nx-recovery-full-logging, enable-init-set-full)"
+	assert_output "ci/nightly: error: --only seed004-paper: unknown (accepted: tests, peer, resolution, and the experiments of experiments.conf: first-harvest-init-set, migrate-init-set, zap-patterns, nx-recovery, nx-recovery-load, enable-init-set, aging, enable-page-sizes-full, zap-patterns-full, nx-recovery-full, nx-recovery-full-logging, enable-init-set-full, memslot)"
 	run "$ROOT/ci/nightly" --help
 	assert_success
 	assert_line --partial "nx-recovery-full-logging), enable-init-set-full: the"
