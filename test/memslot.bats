@@ -61,10 +61,12 @@ assert_ops() {
 	assert_ops
 	# The TDP MMU: a move or a delete zaps every mapping of the VM
 	# (kvm_mmu_zap_all_fast()), the vCPUs refault their 3072 pages; an
-	# add zaps nothing.  Counts from x86's pages_4k and pf_fixed.
+	# add zaps nothing.  Counts from x86's pages_4k and pf_fixed: a
+	# fault that gained no mapping counts as zapped too (an add showed 1
+	# in one of three runs, 2026-12-03), so an add's is a few at most.
 	result_json ms | assert_json - '.results.runs[0].memslot as $m |
 		([$m.each[] | select(.op == "add" or .op == "add_chunk") |
-		  .zapped == 0] | all) and
+		  .zapped | type == "number" and . <= 8] | all) and
 		([$m.each[] | select(.op == "move_active") | .zapped >= 3072 + 512] | all) and
 		([$m.each[] | select(.op == "move_inactive") | .zapped >= 3072] | all) and
 		$m.by_op.move_active.zapped_mean > $m.by_op.move_inactive.zapped_mean'
