@@ -592,43 +592,54 @@ u64 vm_epoch(const struct vm *vm)
 	return e;
 }
 
-void vm_sentinels(const struct vm *vm, u64 epoch, u64 *map)
+/* Each vCPU's slice of the test memory. */
+static u64 vcpu_slice(const struct vm *vm)
 {
-	const struct mmub_workload *wl = &vm->p.wl;
-	u64 slice = mmub_slice_size(vm->test.size, vm->p.nr_vcpus,
-				    wl->stride);
-	u64 nr = mmub_nr_selected(slice, wl->stride, wl->fraction_ppm), off;
-	struct mmub_sentinels s = mmub_sentinels_of(nr, epoch);
-
-	memset(map, 0, (vm->test.size / MMUB_SZ_4K / 64 + 1) * 8);
-	if (!(wl->flags & MMUB_WL_SENTINEL))
-		return;
-	for (u32 v = 0; v < vm->p.nr_vcpus; v++) {
-		for (u64 i = s.first; i < s.first + s.n; i++) {
-			off = v * slice + i * wl->stride;
-			if (wl->nr_ranges && !mmub_wl_in_ranges(wl, off))
-				continue;
-			bitmap_assign(map, off / MMUB_SZ_4K, true);
-		}
-	}
+	return mmub_slice_size(vm->test.size, vm->p.nr_vcpus,
+			       vm->p.wl.stride);
 }
 
-/* The first 4K page of every stride a pass selects, in @map (cleared). */
-void vm_selected_pages(const struct vm *vm, u64 *map)
+/* The strides of its slice a pass over it selects (--fraction). */
+static u64 strides_selected(const struct vm *vm)
 {
 	const struct mmub_workload *wl = &vm->p.wl;
-	u64 slice = mmub_slice_size(vm->test.size, vm->p.nr_vcpus,
-				    wl->stride);
-	u64 nr = mmub_nr_selected(slice, wl->stride, wl->fraction_ppm), off;
+
+	return mmub_nr_selected(vcpu_slice(vm), wl->stride, wl->fraction_ppm);
+}
+
+/*
+ * In @map (a bit per 4K test page, cleared here): the first page of
+ * strides [@first, @first + @n) of every vCPU's slice that --ranges keep.
+ */
+static void map_strides(const struct vm *vm, u64 first, u64 n, u64 *map)
+{
+	const struct mmub_workload *wl = &vm->p.wl;
+	u64 slice = vcpu_slice(vm), off;
 
 	memset(map, 0, (vm->test.size / MMUB_SZ_4K / 64 + 1) * 8);
 	for (u32 v = 0; v < vm->p.nr_vcpus; v++) {
-		for (u64 i = 0; i < nr; i++) {
+		for (u64 i = first; i < first + n; i++) {
 			off = v * slice + i * wl->stride;
 			if (!wl->nr_ranges || mmub_wl_in_ranges(wl, off))
 				bitmap_assign(map, off / MMUB_SZ_4K, true);
 		}
 	}
+}
+
+void vm_sentinels(const struct vm *vm, u64 epoch, u64 *map)
+{
+	struct mmub_sentinels s = mmub_sentinels_of(strides_selected(vm),
+						    epoch);
+
+	if (!(vm->p.wl.flags & MMUB_WL_SENTINEL))
+		s.n = 0;
+	map_strides(vm, s.first, s.n, map);
+}
+
+/* The first 4K page of every stride a pass selects, in @map (cleared). */
+void vm_selected_pages(const struct vm *vm, u64 *map)
+{
+	map_strides(vm, 0, strides_selected(vm), map);
 }
 
 int vm_check(struct vm *vm)
