@@ -41,13 +41,21 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The distinct bitmap words of the frames, so that each is done once. */
+/*
+ * The distinct bitmap words of the frames, so that each is done once;
+ * each page's word, and each word's bits that are ours: a write sets
+ * only the bits given (the kernel skips zeros), so frames of other
+ * processes in the same word are left alone.  Made once, here, not in
+ * the timed marks and reads.
+ */
 static int collect_words(struct page_idle *pi)
 {
-	u64 n = 0;
+	u64 n = 0, size = pi->nr_pages ? pi->nr_pages : 1;
 
-	pi->words = calloc(pi->nr_pages ? pi->nr_pages : 1, sizeof(u64));
-	if (!pi->words)
+	pi->words = calloc(size, sizeof(u64));
+	pi->word_of = calloc(size, sizeof(u64));
+	pi->bits = calloc(size, sizeof(u64));
+	if (!pi->words || !pi->word_of || !pi->bits)
 		return -1;
 	for (u64 i = 0; i < pi->nr_pages; i++)
 		if (pi->pfn[i])
@@ -57,6 +65,16 @@ static int collect_words(struct page_idle *pi)
 	for (u64 i = 0; i < n; i++)
 		if (!pi->nr_words || pi->words[pi->nr_words - 1] != pi->words[i])
 			pi->words[pi->nr_words++] = pi->words[i];
+	for (u64 i = 0; i < pi->nr_pages; i++) {
+		u64 w = pi->pfn[i] / 64;
+		const u64 *at;
+
+		if (!pi->pfn[i])
+			continue;
+		at = bsearch(&w, pi->words, pi->nr_words, sizeof(u64), cmp_u64);
+		pi->word_of[i] = (u64)(at - pi->words);
+		pi->bits[pi->word_of[i]] |= 1ULL << (pi->pfn[i] % 64);
+	}
 	return 0;
 }
 
@@ -93,33 +111,12 @@ fail:
 	return -1;
 }
 
-/*
- * Each word's bits that are ours, in the order of pi->words: a write
- * sets only the bits given (the kernel skips zeros), so frames of other
- * processes in the same word are left alone.
- */
-static u64 *word_bits(const struct page_idle *pi)
-{
-	u64 *bits = calloc(pi->nr_words ? pi->nr_words : 1, sizeof(u64));
-
-	for (u64 i = 0; bits && i < pi->nr_pages; i++) {
-		u64 w = pi->pfn[i] / 64;
-		const u64 *at = bsearch(&w, pi->words, pi->nr_words,
-					sizeof(u64), cmp_u64);
-
-		if (pi->pfn[i] && at)
-			bits[at - pi->words] |= 1ULL << (pi->pfn[i] % 64);
-	}
-	return bits;
-}
-
 int page_idle_mark(struct page_idle *pi)
 {
-	u64 *bits = word_bits(pi);
-	int ret = bits ? 0 : -1;
+	int ret = 0;
 
 	for (u64 i = 0; !ret && i < pi->nr_words; i++) {
-		ssize_t n = pwrite(pi->bitmap_fd, &bits[i], 8,
+		ssize_t n = pwrite(pi->bitmap_fd, &pi->bits[i], 8,
 				   (off_t)(pi->words[i] * 8));
 
 		/*
@@ -129,7 +126,6 @@ int page_idle_mark(struct page_idle *pi)
 		if (n != 8 && n != 0)
 			ret = -1;
 	}
-	free(bits);
 	return ret;
 }
 
@@ -151,15 +147,13 @@ int page_idle_read(struct page_idle *pi, u64 *young, u64 *cut_pages)
 			ret = -1;
 	}
 	for (u64 i = 0; !ret && i < pi->nr_pages; i++) {
-		u64 w = pi->pfn[i] / 64;
-		const u64 *at = bsearch(&w, pi->words, pi->nr_words,
-					sizeof(u64), cmp_u64);
+		u64 w = pi->word_of[i];
 
-		if (!pi->pfn[i] || !at)
+		if (!pi->pfn[i])
 			continue;
-		if (cut[at - pi->words])
+		if (cut[w])
 			bitmap_assign(cut_pages, i, true);
-		else if (!(idle[at - pi->words] & (1ULL << (pi->pfn[i] % 64))))
+		else if (!(idle[w] & (1ULL << (pi->pfn[i] % 64))))
 			bitmap_assign(young, i, true);
 	}
 	free(idle);
@@ -173,5 +167,7 @@ void page_idle_close(struct page_idle *pi)
 		close(pi->bitmap_fd);
 	free(pi->pfn);
 	free(pi->words);
+	free(pi->word_of);
+	free(pi->bits);
 	*pi = (struct page_idle){ .bitmap_fd = -1 };
 }

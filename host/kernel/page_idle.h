@@ -27,6 +27,8 @@ struct page_idle {
 	u64 no_pfn;		/* pages without a frame */
 	u64 *words;		/* the bitmap words the frames fall in, sorted */
 	u64 nr_words;
+	u64 *word_of;		/* per page: its index in words (if a frame) */
+	u64 *bits;		/* per word: the bits of our frames */
 };
 
 /* Translate @nr_pages 4K pages at @addr; 0, or -1 after saying why. */
