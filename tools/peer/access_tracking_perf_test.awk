@@ -46,9 +46,7 @@ function finish(   sep) {
 
 BEGIN {
 	conv = "tools/peer/access_tracking_perf_test.awk"
-	if (runs !~ /^[1-9][0-9]*$/ || vcpus !~ /^[1-9][0-9]*$/ ||
-	    bytes !~ /^[1-9][0-9]*$/)
-		fail("-v runs, vcpus and bytes must be numbers")
+	need_sizes()
 }
 
 /^(Populating memory|Writing to populated memory|Reading from populated memory|Writing to idle memory|Reading from idle memory) *: / {

@@ -7,11 +7,11 @@
 # TEST.awk sets conv (its own name, for messages) first in its BEGIN and
 # defines finish(), which checks the run read from the file named in
 # "file", appends it to "out" and counts it in nruns.  Here: fail(), the
-# one way out on bad input (exit 1, no document); ms() and need() for the
-# tests' timing lines; jstr(); finish() at
-# each file's end; and, before TEST.awk's END prints the document, the
-# check that R files of runs were read, so that a missing figure or run
-# never becomes a smaller sample.
+# one way out on bad input (exit 1, no document); need_sizes() for the
+# -v values; ms() and need() for the tests' timing lines; jstr();
+# finish() at each file's end; and, before TEST.awk's END prints the
+# document, the check that R files of runs were read, so that a missing
+# figure or run never becomes a smaller sample.
 
 function fail(msg) {
 	printf "%s: %s\n", conv, msg >"/dev/stderr"
@@ -31,6 +31,14 @@ function ms(word) {
 function need(what, v) {
 	if (v == "")
 		fail(file ": no \"" what "\" line (did the peer fail?)")
+}
+
+# The -v runs, vcpus and bytes of a converter (but dirty_log_perf_test's,
+# which takes 0 and iterations too): numbers, 1 or more.
+function need_sizes() {
+	if (runs !~ /^[1-9][0-9]*$/ || vcpus !~ /^[1-9][0-9]*$/ ||
+	    bytes !~ /^[1-9][0-9]*$/)
+		fail("-v runs, vcpus and bytes must be numbers")
 }
 
 # A JSON string's content.

@@ -39,9 +39,7 @@ BEGIN {
 	conv = "tools/peer/demand_paging_test.awk"
 	if (mode != "missing" && mode != "minor")
 		fail("-v mode=" mode ": expected missing or minor")
-	if (runs !~ /^[1-9][0-9]*$/ || vcpus !~ /^[1-9][0-9]*$/ ||
-	    bytes !~ /^[1-9][0-9]*$/)
-		fail("-v runs, vcpus and bytes must be numbers")
+	need_sizes()
 }
 
 # 6.1 separates with a space, 6.12 with a tab.

@@ -41,9 +41,7 @@ function finish(   sep) {
 
 BEGIN {
 	conv = "tools/peer/memslot_perf_test.awk"
-	if (runs !~ /^[1-9][0-9]*$/ || vcpus !~ /^[1-9][0-9]*$/ ||
-	    bytes !~ /^[1-9][0-9]*$/)
-		fail("-v runs, vcpus and bytes must be numbers")
+	need_sizes()
 }
 
 /^Testing .* performance with [0-9]+ runs?, [0-9]+ seconds? each$/ {

@@ -110,9 +110,7 @@ function finish(   k, v, g, done, sum, vms, first, sep) {
 
 BEGIN {
 	conv = "tools/peer/pre_fault_memory_test.awk"
-	if (runs !~ /^[1-9][0-9]*$/ || vcpus !~ /^[1-9][0-9]*$/ ||
-	    bytes !~ /^[1-9][0-9]*$/)
-		fail("-v runs, vcpus and bytes must be numbers")
+	need_sizes()
 }
 
 /^@@ trace: / { traced = 1; next }
