@@ -382,8 +382,12 @@ static int trace_start(const struct probe_def *defs, u32 n, u32 required,
 	char stale[160];
 	u32 i;
 
-	if (n > PROBES_MAX)
-		n = PROBES_MAX;
+	/* A set the table cannot hold is our bug: never cut it silently. */
+	if (n > PROBES_MAX || required > n) {
+		snprintf(why, len, "a set of %u probes, %u required (at most %u)",
+			 n, required, PROBES_MAX);
+		return -1;
+	}
 	cur.defs = defs;
 	cur.n = n;
 	memset(cur.placed, 0, sizeof(cur.placed));
@@ -511,25 +515,56 @@ static const struct probe_def zap_defs[] = {
 	{ "lock_entry", "p:mmub/lock_entry queued_read_lock_slowpath" },
 	{ "lock_exit", "r:mmub/lock_exit queued_read_lock_slowpath" },
 	{ "pt_free", "p:mmub/pt_free tdp_mmu_free_sp_rcu_callback" },
+};
+
+/*
+ * NX recovery under load: both rwlock slow paths (the read pair
+ * required) and the worker's zaps.  Not zap's pair, which recovery does
+ * not call, and not in zap's set, where a write-side probe would add
+ * its cost inside the timed tdp_mmu_zap_leafs() whenever the zap yields
+ * mmu_lock and takes it back contended.
+ */
+static const struct probe_def nx_defs[] = {
+	{ "lock_entry", "p:mmub/lock_entry queued_read_lock_slowpath" },
+	{ "lock_exit", "r:mmub/lock_exit queued_read_lock_slowpath" },
 	{ "wlock_entry", "p:mmub/wlock_entry queued_write_lock_slowpath" },
 	{ "wlock_exit", "r:mmub/wlock_exit queued_write_lock_slowpath" },
 	{ "sp_zap", "p:mmub/sp_zap kvm_tdp_mmu_zap_sp" },
 };
-enum { ZAP_PT_FREE = 4, ZAP_WLOCK_ENTRY, ZAP_WLOCK_EXIT, ZAP_SP_ZAP };
 
 static bool pt_free_placed, wlock_placed, sp_zap_placed;
 
+/* Was the probe @name of the set placed? */
+static bool set_placed(const struct probe_def *defs, u32 n, const char *name)
+{
+	for (u32 i = 0; i < n; i++)
+		if (!strcmp(defs[i].name, name))
+			return probes_trace_placed(i);
+	return false;
+}
+
+static int start_set(const struct probe_def *defs, u32 n, char *why,
+		     size_t len)
+{
+	if (probes_trace_start(defs, n, 2, why, len))
+		return -1;
+	pt_free_placed = set_placed(defs, n, "pt_free");
+	wlock_placed = set_placed(defs, n, "wlock_entry") &&
+		       set_placed(defs, n, "wlock_exit");
+	sp_zap_placed = set_placed(defs, n, "sp_zap");
+	return 0;
+}
+
 int probes_start(char *why, size_t len)
 {
-	if (probes_status(why, len) ||
-	    probes_trace_start(zap_defs, MMUB_ARRAY_SIZE(zap_defs), 2, why,
-			       len))
+	if (probes_status(why, len))
 		return -1;
-	pt_free_placed = probes_trace_placed(ZAP_PT_FREE);
-	wlock_placed = probes_trace_placed(ZAP_WLOCK_ENTRY) &&
-		       probes_trace_placed(ZAP_WLOCK_EXIT);
-	sp_zap_placed = probes_trace_placed(ZAP_SP_ZAP);
-	return 0;
+	return start_set(zap_defs, MMUB_ARRAY_SIZE(zap_defs), why, len);
+}
+
+int probes_start_nx(char *why, size_t len)
+{
+	return start_set(nx_defs, MMUB_ARRAY_SIZE(nx_defs), why, len);
 }
 
 int probes_stop(struct probe_times *t)

@@ -42,9 +42,11 @@ bool probes_trace_placed(u32 i);
 char *probes_trace_stop(double *ns_per_unit);
 
 /*
- * Time the TDP MMU's leaf zap and the rwlock slow paths (the fault side
- * waiting for mmu_lock, and the write side) between probes_start() and
- * probes_stop(), with kprobe/kretprobe pairs in tracefs.  Durations are in ns.
+ * Time the TDP MMU's leaf zap and the fault side's wait for mmu_lock
+ * (probes_start(), zap's set), or both rwlock slow paths and the NX
+ * recovery worker's zaps (probes_start_nx()), until probes_stop(),
+ * with kprobe/kretprobe pairs in tracefs.  Durations are in ns; a
+ * figure of the other set is 0, or -1 where it says so.
  */
 struct probe_times {
 	struct mmub_hist zap;
@@ -80,6 +82,7 @@ struct probe_times {
 };
 
 int probes_start(char *why, size_t len);
+int probes_start_nx(char *why, size_t len);
 int probes_stop(struct probe_times *t);
 
 /* Durations (ns) as found, when each one is wanted. */

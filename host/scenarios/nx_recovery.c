@@ -425,7 +425,7 @@ static int load_recovery(struct vm *vm, struct nx_run *r, struct phase *rec)
 	double t0, len = LOAD_PERIODS * (double)o.period_ms;
 	int ret;
 
-	l->kprobes = !probes_start(l->why, sizeof(l->why));
+	l->kprobes = !probes_start_nx(l->why, sizeof(l->why));
 	ret = vm_post(vm, MMUB_CMD_LOOP, 2);
 	t0 = now_ms();
 	if (!ret)
