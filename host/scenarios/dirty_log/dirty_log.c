@@ -411,9 +411,11 @@ static int enable_writing(struct vm *vm, struct run *run, struct dl_run *r,
 /*
  * Logging off; with -e while the vCPUs write (generation @gen), and
  * until each has passed over its memory once more, in the phase: their
- * latency across it.  The step is counted at the ioctl's return (with
- * -e while they refault), but not from arm64's dump with -e: its read
- * would stall their faults inside the phase.
+ * latency across it.  The step is counted at the ioctl's return: without
+ * -e once the phase has ended (a read of arm64's dump takes mmu_lock
+ * and milliseconds, no part of the disable), with -e while they refault,
+ * but not from arm64's dump, whose read would stall their faults inside
+ * the phase.
  */
 static int disable(struct vm *vm, struct run *run, struct dl_run *r, u32 gen)
 {
@@ -423,12 +425,12 @@ static int disable(struct vm *vm, struct run *run, struct dl_run *r, u32 gen)
 		return -1;
 	p = run_phase_begin(vm, run, "disable");
 	r->disable_ms = dlog_enable(&r->d, false);
-	if (!(o.disable_writing && r->from_dump) && step(vm, r, STEP_DISABLE))
-		return -1;
 	if (!o.disable_writing) {
 		run_phase_end(vm, p);
-		return 0;
+		return step(vm, r, STEP_DISABLE) ? -1 : 0;
 	}
+	if (!r->from_dump && step(vm, r, STEP_DISABLE))
+		return -1;
 	if (vm_wait_passes(vm, 2, "a pass after logging was disabled") ||
 	    vm_stop_loop(vm))
 		return -1;
