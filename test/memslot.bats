@@ -97,6 +97,8 @@ assert_ops() {
 	refused "--rounds 0: out of range (accepted: 1..100)" memslot --rounds 0
 	refused "--debug-lose-page 33: there are 32 operations (16 a round with --chunks 4)" \
 		memslot --debug-lose-page 33
+	refused "--no-latency: not with memslot: the vCPUs' latency around each operation is one of its figures" \
+		memslot --no-latency
 	refused "-s guest_memfd: memslot reads or changes the test memory from the host, which cannot map private memory (accepted: touch, private-mem)" \
 		memslot -s guest_memfd
 }
@@ -106,6 +108,8 @@ assert_ops() {
 	local b out=$BATS_TEST_TMPDIR/night
 	run ci/nightly --dry-run --out "$out"
 	assert_success
+	# The default list, which runs, without memslot.
+	assert_line --regexp "^nx-recovery: tools/ab.sh "
 	refute_line --partial "memslot"
 	for b in 6.1 6.12; do
 		run ci/nightly --dry-run --out "$out" --kernel "$b" --only memslot

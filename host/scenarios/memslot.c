@@ -11,7 +11,9 @@
  * a hole once that slot is deleted at the start.  The guest's page tables
  * map both ranges, and the guest touches neither while the host works:
  * a vCPU touching a GPA with no slot would exit to the host
- * (KVM_EXIT_MMIO) in its hot loop, which mmubench treats as an error.
+ * in its hot loop (KVM_EXIT_MMIO on x86; on arm64 MMIO, or a KVM_RUN
+ * error for an access it cannot decode), which mmubench treats as an
+ * error.
  * It reads the churned slot only in a check pass, between operations,
  * where the slot is.
  *
@@ -35,7 +37,7 @@
  * The checks: before a sequence of operations the host writes, at the
  * start of each 4K page of the slot's memory, the word the guest expects
  * at the GPA the sequence leaves it at (mmub_supplied_word() of that
- * page's offset in the test memory); after it, every vCPU passes over
+ * page's offset in the test memory); after it, the vCPUs pass over
  * that range (MMUB_WL_SUPPLIED: each word read and replaced by a stamp,
  * anything else a violation naming its page), and the host finds each
  * page of the slot's memory holding that pass's stamp.  So the guest sees
@@ -123,6 +125,10 @@ static void validate(struct common *c)
 	if (p->wl.fraction_ppm != MMUB_FRACTION_ONE || p->wl.nr_ranges)
 		die("--fraction/--ranges: memslot chooses the vCPUs' ranges "
 		    "itself (all slots but the last two)");
+	/* Else every operation's latency would read 0 ns, a gain in compare. */
+	if (!(p->wl.flags & MMUB_WL_LATENCY))
+		die("--no-latency: not with memslot: the vCPUs' latency "
+		    "around each operation is one of its figures");
 	/* Every vCPU's share must reach into the slots that stay. */
 	if (p->nr_slots < 2 * p->nr_vcpus + 1)
 		die("-x %u: memslot needs at least %u slots with %u vCPU%s "
