@@ -34,6 +34,7 @@ one ranges aging -v 2 -b 16m --ranges 1m+1m,20m+512k -w 0 -a -i 1'
 	result_json half | assert_json - '.results.runs[0].aging as $a |
 		$a.pages == 8192 and $a.touched > 0 and
 		$a.touched <= 4096 and $a.touched + $a.rounds[-1].untracked >= 4096 and
+		$a.touched >= 3686 and
 		$a.found_young == $a.touched and $a.false_young == 0 and
 		$a.mark_idle_ms > 0 and $a.read_ms > 0 and
 		($a.rounds | length) == 2 and
@@ -41,10 +42,13 @@ one ranges aging -v 2 -b 16m --ranges 1m+1m,20m+512k -w 0 -a -i 1'
 		([.results.runs[0].phases[].name] ==
 		 ["fill", "control", "mark1", "aged1", "read1", "mark2", "aged2", "read2"]) and
 		(.results.runs[0].phases[3].vcpus[0].latency_ns.p99 > 0)'
-	# 1 MiB + 512 KiB touched: 384 pages, less the untracked ones.
+	# 1 MiB + 512 KiB touched: 384 pages, less the untracked ones.  At
+	# most a tenth untracked above (a fifth here): pages in per-CPU
+	# batches, off the LRU lists, 15 a CPU, and the 32 of a cut word;
+	# a check of a few pages only would pass on nearly nothing.
 	result_json ranges | assert_json - '.results.runs[0].aging as $a |
 		$a.touched > 0 and $a.touched + $a.rounds[0].untracked >= 384 and
-		$a.touched <= 384 and
+		$a.touched <= 384 and $a.touched >= 307 and
 		$a.found_young == $a.touched and $a.false_young == 0'
 }
 

@@ -78,37 +78,75 @@ static int collect_words(struct page_idle *pi)
 	return 0;
 }
 
+/*
+ * The frames of @nr_pages 4K pages at @addr (0: none) into @pfn; 0, or
+ * -1 (errno; EIO for a short read, which sets none).
+ */
+static int read_frames(const void *addr, u64 nr_pages, u64 *pfn)
+{
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC), err;
+	off_t off = (off_t)((uintptr_t)addr / MMUB_SZ_4K * 8);
+	ssize_t n = fd < 0 ? -1 : pread(fd, pfn, nr_pages * 8, off);
+
+	err = n < 0 ? errno : EIO;
+	if (fd >= 0)
+		close(fd);
+	if (n != (ssize_t)(nr_pages * 8)) {
+		errno = err;
+		return -1;
+	}
+	for (u64 i = 0; i < nr_pages; i++)
+		pfn[i] = pfn[i] & PAGEMAP_PRESENT ? pfn[i] & PAGEMAP_PFN_MASK : 0;
+	return 0;
+}
+
 int page_idle_open(struct page_idle *pi, const void *addr, u64 nr_pages)
 {
-	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-	off_t off = (off_t)((uintptr_t)addr / MMUB_SZ_4K * 8);
-
-	*pi = (struct page_idle){ .bitmap_fd = -1, .nr_pages = nr_pages };
+	*pi = (struct page_idle){ .bitmap_fd = -1, .addr = addr,
+				  .nr_pages = nr_pages };
 	pi->pfn = calloc(nr_pages ? nr_pages : 1, sizeof(u64));
-	if (fd < 0 || !pi->pfn ||
-	    pread(fd, pi->pfn, nr_pages * 8, off) != (ssize_t)(nr_pages * 8)) {
+	if (!pi->pfn || read_frames(addr, nr_pages, pi->pfn)) {
 		err_msg("/proc/self/pagemap: %s", strerror(errno));
 		goto fail;
 	}
-	close(fd);
-	fd = -1;
-	for (u64 i = 0; i < nr_pages; i++) {
-		u64 e = pi->pfn[i];
-
-		pi->pfn[i] = e & PAGEMAP_PRESENT ? e & PAGEMAP_PFN_MASK : 0;
+	for (u64 i = 0; i < nr_pages; i++)
 		pi->no_pfn += !pi->pfn[i];
-	}
 	pi->bitmap_fd = open(PAGE_IDLE_BITMAP, O_RDWR | O_CLOEXEC);
-	if (pi->bitmap_fd < 0 || collect_words(pi)) {
+	if (pi->bitmap_fd < 0) {
 		err_msg("%s: %s", PAGE_IDLE_BITMAP, strerror(errno));
+		goto fail;
+	}
+	if (collect_words(pi)) {
+		err_msg("page_idle: %s", strerror(ENOMEM));
 		goto fail;
 	}
 	return 0;
 fail:
-	if (fd >= 0)
-		close(fd);
 	page_idle_close(pi);
 	return -1;
+}
+
+s64 page_idle_moved(const struct page_idle *pi, u64 *first, u64 *now)
+{
+	u64 *pfn = calloc(pi->nr_pages ? pi->nr_pages : 1, sizeof(u64));
+	s64 moved = 0;
+
+	if (!pfn || read_frames(pi->addr, pi->nr_pages, pfn)) {
+		err_msg("/proc/self/pagemap: %s", pfn ? strerror(errno) :
+			strerror(ENOMEM));
+		free(pfn);
+		return -1;
+	}
+	for (u64 i = 0; i < pi->nr_pages; i++) {
+		if (pfn[i] == pi->pfn[i])
+			continue;
+		if (!moved++) {
+			*first = i;
+			*now = pfn[i];
+		}
+	}
+	free(pfn);
+	return moved;
 }
 
 int page_idle_mark(struct page_idle *pi)

@@ -22,6 +22,7 @@ int page_idle_status(char *why, size_t len);
 /* The frames of a range of 4K pages, grouped by the bitmap's words. */
 struct page_idle {
 	int bitmap_fd;
+	const void *addr;	/* the first page */
 	u64 nr_pages;
 	u64 *pfn;		/* per page; 0: not present */
 	u64 no_pfn;		/* pages without a frame */
@@ -37,12 +38,19 @@ int page_idle_open(struct page_idle *pi, const void *addr, u64 nr_pages);
 int page_idle_mark(struct page_idle *pi);
 /*
  * Read the bits back: in @young (a bit per page, cleared here) the pages
- * found young, i.e. accessed since they were marked; in @cut those the
- * kernel does not read at all: in the bitmap's last word, which max_pfn
- * cuts short (it reads and writes whole words only, and counts a cut one
- * as none).  0, or -1 (errno).
+ * found young, i.e. accessed since they were marked; in @cut those in
+ * the bitmap's last word, which max_pfn cuts short: the kernel walks
+ * their frames (clearing their accessed bits) but reads and writes
+ * whole words only, and returns a cut one as 0 bytes.  0, or -1 (errno).
  */
 int page_idle_read(struct page_idle *pi, u64 *young, u64 *cut);
+/*
+ * The pages whose frame is no longer the one page_idle_open() found
+ * (compaction, khugepaged, NUMA balancing, swap): their bits were
+ * another frame's.  Their count, the first in @first and its frame now
+ * in @now (0: none); or -1 after saying why.
+ */
+s64 page_idle_moved(const struct page_idle *pi, u64 *first, u64 *now);
 void page_idle_close(struct page_idle *pi);
 
 #endif

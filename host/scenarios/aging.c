@@ -256,6 +256,30 @@ static void check(struct vm *vm, struct aging *a, u32 k)
 	}
 }
 
+/*
+ * Outside the timed steps: a page whose frame changed during the round
+ * (compaction, khugepaged, NUMA balancing) had another frame's bits
+ * marked and read, and no count of the round can be trusted.
+ */
+static int moved(struct vm *vm, struct aging *a, u32 k)
+{
+	u64 first = 0, now = 0;
+	s64 n = page_idle_moved(&a->pi, &first, &now);
+	char where[64];
+
+	if (n <= 0)
+		return (int)n;
+	vm_test_page_where(vm, first, where, sizeof(where));
+	err_msg("aging: round %u: %lld test pages changed frame, the first "
+		"test page %llu (%s), from pfn 0x%llx to 0x%llx: moved by the "
+		"kernel (compaction, khugepaged, NUMA balancing); the bitmap "
+		"was read for frames not ours", k + 1, (long long)n,
+		(unsigned long long)first, where,
+		(unsigned long long)a->pi.pfn[first], (unsigned long long)now);
+	a->failed = true;
+	return -1;
+}
+
 static int round_once(struct vm *vm, struct run *r, struct aging *a, u32 k)
 {
 	struct round *rd = &a->rounds[k];
@@ -264,8 +288,11 @@ static int round_once(struct vm *vm, struct run *r, struct aging *a, u32 k)
 	snprintf(name, sizeof(name), "mark%u", k + 1);
 	if (step(vm, r, a, name, NULL, &rd->mark))
 		return -1;
-	if (page_idle_read(&a->pi, a->untracked, a->cut))
+	if (page_idle_read(&a->pi, a->untracked, a->cut)) {
+		err_msg("aging: reading %s after marking: %s",
+			PAGE_IDLE_BITMAP, strerror(errno));
 		return -1;
+	}
 	for (u64 w = 0; w <= a->nr_pages / 64; w++)
 		a->untracked[w] |= a->cut[w];
 	snprintf(name, sizeof(name), "aged%u", k + 1);
@@ -278,6 +305,8 @@ static int round_once(struct vm *vm, struct run *r, struct aging *a, u32 k)
 		drop_one(vm, a);
 	count(a, rd);
 	check(vm, a, k);
+	if (moved(vm, a, k))
+		return -1;
 	a->nr_rounds = mmub_max(a->nr_rounds, k + 1);
 	return 0;
 }
@@ -355,7 +384,8 @@ static json_t *aging_json(const struct aging *a)
 
 static int aging_rounds(struct vm *vm, struct run *r, u32 n)
 {
-	struct aging a = { .nr_pages = vm->test.size / MMUB_SZ_4K,
+	struct aging a = { .pi = { .bitmap_fd = -1 },
+			   .nr_pages = vm->test.size / MMUB_SZ_4K,
 			   .want_rounds = n };
 	size_t words = (a.nr_pages / 64 + 1) * 8;
 	int ret = -1;
@@ -367,10 +397,14 @@ static int aging_rounds(struct vm *vm, struct run *r, u32 n)
 	if (!a.touched || !a.young || !a.untracked || !a.cut ||
 	    page_idle_open(&a.pi, vm->test.hva, a.nr_pages))
 		goto out;
-	if (a.pi.no_pfn)
-		err_msg("aging: %llu of %llu test pages have no frame",
+	/* A touched page without a frame would count as missed. */
+	if (a.pi.no_pfn) {
+		err_msg("aging: %llu of %llu test pages have no frame (not "
+			"populated, or swapped out): nothing to mark",
 			(unsigned long long)a.pi.no_pfn,
 			(unsigned long long)a.nr_pages);
+		goto out;
+	}
 	vm_selected_pages(vm, a.touched);
 	for (u32 k = 0; k < n; k++)
 		if (round_once(vm, r, &a, k))
@@ -381,7 +415,7 @@ static int aging_rounds(struct vm *vm, struct run *r, u32 n)
 	if (!a.rounds[0].mark.kprobes)
 		printf("kernel probes: unavailable (%s)\n", a.probes_why);
 	jset(r->json, "aging", aging_json(&a));
-	ret = a.failed || a.pi.no_pfn ? -1 : 0;
+	ret = a.failed ? -1 : 0;
 out:
 	page_idle_close(&a.pi);
 	free(a.touched);
