@@ -40,5 +40,8 @@ load helpers
 	assert_line "why 0: the stage-2 dump stops at 0x0, before the end of the memory counted (0x80800000)"
 	assert_line --partial 'why 2: an unreadable line in the stage-2 dump: "0x0000000080000000-0x0000000080800000 '
 	assert_line "why 6: the stage-2 dump stops at 0x80400000, before the end of the memory counted (0x80800000)"
+	assert_line --partial 'why 4: an unreadable line in the stage-2 dump: "0x0000000080001000-0x0000000080201000 '
+	assert_line --partial 'why 7: a line of the stage-2 dump not starting where the last one ended (0x80000000): "0x0000000080200000-'
+	assert_line --partial 'why 8: a line of the stage-2 dump not starting where the last one ended (0x80400000): "0x0000000080000000-'
 	assert_line "ok: 0 failures"
 }

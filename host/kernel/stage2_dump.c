@@ -81,9 +81,12 @@ static u64 blocks_in(u64 start, u64 end, u64 bytes,
 }
 
 /*
- * One range line; *@end its end.  After the level, an entry with
+ * One range line, which must start where the last one ended (*@end,
+ * 0 before the first): a gap or an overlap would count a range never
+ * or twice.  *@end becomes its end.  After the level, an entry with
  * attribute bits prints " " and a space for valid, or " F"; an empty
- * one nothing.  0, or -1 if the line is not one of those.
+ * one nothing.  0, -1 if the line is not one of those, -2 if it does
+ * not start at *@end.
  */
 static int count_line(const char *line, const struct stage2_range *r,
 		      u32 n, s64 pages[STAGE2_DUMP_SIZES], u64 *end)
@@ -100,6 +103,8 @@ static int count_line(const char *line, const struct stage2_range *r,
 		   &unit, &level, &pos) != 5 || pos < 0 || stop <= start ||
 	    size_bytes(size, unit) != stop - start)
 		return -1;
+	if (start != *end)
+		return -2;
 	*end = stop;
 	rest = line + pos;
 	if (!*rest || *rest == '\n' || !strncmp(rest, " F", 2))
@@ -116,7 +121,7 @@ int stage2_dump_count(FILE *f, const struct stage2_range *r, u32 n,
 {
 	char *line = NULL;
 	size_t cap = 0;
-	u64 end = 0, need = 0;
+	u64 end = 0, need = 0, last;
 	int ret = 0;
 
 	memset(pages, 0, sizeof(s64) * STAGE2_DUMP_SIZES);
@@ -125,10 +130,18 @@ int stage2_dump_count(FILE *f, const struct stage2_range *r, u32 n,
 	while (getline(&line, &cap, f) > 0) {
 		if (!strncmp(line, "---[", 4))
 			continue;	/* the "Guest IPA" marker */
-		if (count_line(line, r, n, pages, &end)) {
+		last = end;
+		ret = count_line(line, r, n, pages, &end);
+		if (ret) {
 			line[strcspn(line, "\n")] = 0;
-			snprintf(why, wlen, "an unreadable line in the stage-2 "
-				 "dump: \"%.80s\"", line);
+			if (ret == -2)
+				snprintf(why, wlen, "a line of the stage-2 dump "
+					 "not starting where the last one "
+					 "ended (0x%llx): \"%.80s\"",
+					 (unsigned long long)last, line);
+			else
+				snprintf(why, wlen, "an unreadable line in the "
+					 "stage-2 dump: \"%.80s\"", line);
 			ret = -1;
 			break;
 		}

@@ -76,15 +76,25 @@ static void test_errors(void)
 		"",
 		"---[ Guest IPA ]---\n",
 		/* the size column does not match the range */
+		"0x0000000000000000-0x0000000080000000           2G 1\n"
 		"0x0000000080000000-0x0000000080800000           4M 2   R W   AF BLK\n",
 		/* a valid level-0 leaf: no such block with 4K pages */
 		"0x0000000000000000-0x0000008000000000         512G 0   R W   AF BLK\n",
 		/* a block not on its size */
+		"0x0000000000000000-0x0000000080001000     2097156K 3\n"
 		"0x0000000080001000-0x0000000080201000           2M 2   R W   AF BLK\n",
 		/* not a range line */
 		"Guest IPA 0x80000000\n",
 		/* stops inside the test memory */
 		"0x0000000000000000-0x0000000080400000        2052M 1\n",
+		/* a gap: the runs between would never be counted */
+		"0x0000000000000000-0x0000000080000000           2G 1\n"
+		"0x0000000080200000-0x0000000080400000           2M 2   R W   AF BLK\n"
+		"0x0000000080400000-0x0000000100000000        2044M 2\n",
+		/* an overlap: a block counted twice */
+		"0x0000000000000000-0x0000000080400000        2052M 1\n"
+		"0x0000000080000000-0x0000000080400000           4M 2   R W   AF BLK\n"
+		"0x0000000080400000-0x0000000100000000        2044M 2\n",
 	};
 	const struct stage2_range slot = { 2 * GIB, 2 * GIB + 8 * MIB };
 	s64 p[STAGE2_DUMP_SIZES];
