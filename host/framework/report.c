@@ -22,24 +22,30 @@ static const char *const key_stats[] = {
 	"remote_tlb_flush",
 };
 
-void snap_take(struct vm *vm, struct snap *s)
+int snap_take(struct vm *vm, struct snap *s)
 {
 	u32 nv = vm->vcpus[0].stats.n;
 	u64 *tmp = calloc(nv + 1, sizeof(u64));
+	int ret = 0;
 
 	s->vm = calloc(vm->stats.n + 1, sizeof(u64));
 	s->vcpu = calloc(nv + 1, sizeof(u64));
 	if (!tmp || !s->vm || !s->vcpu)
 		die("out of memory");
-	if (kstats_read(&vm->stats, s->vm))
+	if (kstats_read(&vm->stats, s->vm)) {
 		err_msg("reading VM stats failed");
+		ret = -1;
+	}
 	for (u32 i = 0; i < vm->p.nr_vcpus; i++) {
-		if (kstats_read(&vm->vcpus[i].stats, tmp))
+		if (kstats_read(&vm->vcpus[i].stats, tmp)) {
 			err_msg("reading vCPU %u stats failed", i);
+			ret = -1;
+		}
 		for (u32 k = 0; k < nv; k++)
 			s->vcpu[k] += tmp[k];
 	}
 	free(tmp);
+	return ret;
 }
 
 void snap_free(struct snap *s)

@@ -27,9 +27,10 @@ struct phase {
 
 /*
  * Every VM and vCPU stat now, into @s (free with snap_free()); a stats
- * file that cannot be read is reported and its values stay 0.
+ * file that cannot be read is reported and its values stay 0: -1 then,
+ * for a caller whose figures would be wrong with them (else 0).
  */
-void snap_take(struct vm *vm, struct snap *s);
+int snap_take(struct vm *vm, struct snap *s);
 void snap_free(struct snap *s);
 /* A stat in @s (vCPU side summed if @vcpu); false if the kernel lacks it. */
 bool snap_stat(const struct vm *vm, const struct snap *s, bool vcpu,

@@ -182,7 +182,9 @@ static void read_stats(struct vm *vm, struct pm_stats *st)
 	struct snap s;
 	u64 v;
 
-	snap_take(vm, &s);
+	/* A stat left at 0 would read as no zap and no refault. */
+	if (snap_take(vm, &s))
+		die("private-mem: reading KVM's stats failed");
 	for (u32 i = 0; i < VM_PAGE_SIZES; i++)
 		st->pages[i] = vm_stat(vm, &s, vm_page_size_stats[i]);
 	st->flush_reqs = vm_stat(vm, &s, "remote_tlb_flush_requests");
