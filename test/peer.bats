@@ -183,10 +183,10 @@ EOF
 	assert_json "$out/compare.json" '[.rows[].metric] == ["results.runs[].demand_paging.demand_ms", "results.runs[].demand_paging.pages_per_s"] and
 		all(.rows[]; (.ratio | type) == "number" and .a.n == 2 and .b.n == 2)'
 	# mmubench supplied every page of its runs, once.
-	assert_json "$out/mmubench.json" 'all(.results.runs[]; .demand_paging.pages_supplied == 8192)'
+	assert_json "$out/mmubench.json" '(.results.runs | length) == 2 and all(.results.runs[]; .demand_paging.pages_supplied == 8192)'
 }
 
-@test "tools/peer/access_tracking_perf_test.awk: the peer's lines as an aging document; a missing line or run fails" {
+@test "tools/peer/access_tracking_perf_test.awk: the peer's lines as an aging document; a missing line or run, or a line twice, fails" {
 	local d=$BATS_TEST_TMPDIR conv
 	conv=(awk -v vcpus=2 -v bytes=16777216 -v kernel=6.1.0 -v mmu=tdp_mmu
 	      -f "$ROOT/tools/peer/common.awk"
@@ -221,6 +221,10 @@ EOF
 	run "${conv[@]}" -v runs=1 "$d/2.txt"
 	assert_failure
 	assert_output "tools/peer/access_tracking_perf_test.awk: $d/2.txt: 0 \"Mark memory idle\" lines, expected 2"
+	{ cat "$d/1.txt"; echo 'Writing to idle memory        : 0.030000000s'; } >"$d/3.txt"
+	run "${conv[@]}" -v runs=1 "$d/3.txt"
+	assert_failure
+	assert_output "tools/peer/access_tracking_perf_test.awk: $d/3.txt: line 11: a second \"Writing to idle memory\" line"
 	run "${conv[@]}" -v runs=2 "$d/1.txt"
 	assert_failure
 	assert_output "tools/peer/access_tracking_perf_test.awk: 1 runs read, expected 2 (an empty file?)"
@@ -239,7 +243,7 @@ EOF
 	assert_json "$out/compare.json" '[.rows[].metric] == ["results.runs[].phases[name=control].wall_ms", "results.runs[].aging.mark_idle_ms", "results.runs[].phases[name=aged1].wall_ms"] and
 		all(.rows[]; (.ratio | type) == "number" and .a.n == 2 and .b.n == 2)'
 	# mmubench's side found every page it touched young, and no other.
-	assert_json "$out/mmubench.json" 'all(.results.runs[]; .aging.touched > 0 and .aging.found_young == .aging.touched and .aging.false_young == 0)'
+	assert_json "$out/mmubench.json" '(.results.runs | length) == 2 and all(.results.runs[]; .aging.touched > 0 and .aging.found_young == .aging.touched and .aging.false_young == 0)'
 }
 
 # One run of 6.12's pre_fault_memory_test under tools/peer.sh's "traced",
@@ -335,8 +339,8 @@ PF_RUN=$ROOT/test/fixtures/peer/pre_fault_memory_test-6.12-x86_64.txt
 	# Both sides mapped the same 513 4K pages: the peer's every VM
 	# (checked by the conversion), mmubench's by KVM's stats; and its
 	# reading pass built no more mappings.
-	assert_json "$out/peer.json" 'all(.results.runs[]; .prefault_bytes == 2101248 and (.vm_prefault_ms | length) == 3)'
-	assert_json "$out/mmubench.json" 'all(.results.runs[]; .prefault_pages == {"4k": 513, "2m": 0, "1g": 0} and
+	assert_json "$out/peer.json" '(.results.runs | length) == 2 and all(.results.runs[]; .prefault_bytes == 2101248 and (.vm_prefault_ms | length) == 3)'
+	assert_json "$out/mmubench.json" '(.results.runs | length) == 2 and all(.results.runs[]; .prefault_pages == {"4k": 513, "2m": 0, "1g": 0} and
 		([.phases[] | select(.name == "populate") | .vm_stats.pages_4k] == [0]))'
 }
 
@@ -344,10 +348,13 @@ PF_RUN=$ROOT/test/fixtures/peer/pre_fault_memory_test-6.12-x86_64.txt
 	local a
 	for a in "-z" "--vcpus 2" "-v 0" "-v 65" "-i 1" "-b 12x" "--mode ring" \
 		 "--runs 0" "--arch ppc64" "--timeout soon" "--runs" \
-		 "--test frob_test" "--uffd-mode major" "-s tmpfs" \
-		 "--uffd-mode minor" "-e --test demand_paging_test" \
+		 "--test frob_test" "--uffd-mode major --test demand_paging_test" \
+		 "-s tmpfs --test demand_paging_test" "--uffd-mode minor --test demand_paging_test" \
+		 "--uffd-mode minor" "-s tmpfs" "-e --test demand_paging_test" \
 		 "-v 2 --test memslot_perf_test" "-b 3m --test memslot_perf_test" \
-		 "-b 1g --test memslot_perf_test"; do
+		 "-b 1g --test memslot_perf_test" "-i 3 --test memslot_perf_test" \
+		 "-g --test access_tracking_perf_test" "-s shmem --test access_tracking_perf_test" \
+		 "--mode get --test demand_paging_test"; do
 		# shellcheck disable=SC2086 # the option and its value
 		run --separate-stderr "$ROOT/tools/peer.sh" $a
 		assert_equal "$status" 2
@@ -357,6 +364,8 @@ PF_RUN=$ROOT/test/fixtures/peer/pre_fault_memory_test-6.12-x86_64.txt
 	done
 	run --separate-stderr "$ROOT/tools/peer.sh" -z
 	assert_equal "$stderr" "tools/peer.sh: error: unknown option '-z' (see --help)"
+	run --separate-stderr "$ROOT/tools/peer.sh" --test memslot_perf_test -i 3
+	assert_equal "$stderr" "tools/peer.sh: error: -i: dirty_log_perf_test's, not memslot_perf_test's"
 	run --separate-stderr "$ROOT/tools/peer.sh" --help
 	assert_success
 	assert_line --regexp '^   tools/peer.sh \[--test T\] \[--kernel 6\.1\|6\.12\] \[--arch x86_64\|arm64\]'
@@ -366,7 +375,7 @@ PF_RUN=$ROOT/test/fixtures/peer/pre_fault_memory_test-6.12-x86_64.txt
 	assert_equal "$stderr" "tools/peer.sh: error: --uffd-mode minor: -s anonymous has no file (use shmem or shared_hugetlb)"
 }
 
-@test "tools/peer/memslot_perf_test.awk: the move tests' lines as a memslot document, a move half a loop; a missing line, another test or run fails" {
+@test "tools/peer/memslot_perf_test.awk: the move tests' lines as a memslot document, a move half a loop; a missing line, another test or run, the test's refusal or a result twice fails" {
 	local d=$BATS_TEST_TMPDIR conv
 	conv=(awk -v vcpus=1 -v bytes=16777216 -v kernel=6.1.0 -v mmu=tdp_mmu
 	      -f "$ROOT/tools/peer/common.awk"
@@ -397,6 +406,16 @@ PF_RUN=$ROOT/test/fixtures/peer/pre_fault_memory_test-6.12-x86_64.txt
 	run "${conv[@]}" -v runs=2 "$d/1.txt"
 	assert_failure
 	assert_output "tools/peer/memslot_perf_test.awk: 1 runs read, expected 2 (an empty file?)"
+	# The test's own refusal, with its exit 0; a result given twice.
+	printf '%s\n' 'Memslot count too high for this test, decrease the cap (max is 32)' >"$d/4.txt"
+	run "${conv[@]}" -v runs=1 "$d/4.txt"
+	assert_failure
+	assert_output "tools/peer/memslot_perf_test.awk: $d/4.txt: line 1: Memslot count too high for this test, decrease the cap (max is 32)"
+	sed -n '1,3p' "$d/1.txt" >"$d/5.txt"
+	cat "$d/1.txt" >>"$d/5.txt"
+	run "${conv[@]}" -v runs=1 "$d/5.txt"
+	assert_failure
+	assert_output "tools/peer/memslot_perf_test.awk: $d/5.txt: line 6: a second result of \"move active area\""
 }
 
 @test "tools/peer.sh --test memslot_perf_test: the peer's moves and mmubench memslot's, one vCPU, 16 MiB slots, side by side in one nested boot" {
@@ -409,6 +428,6 @@ PF_RUN=$ROOT/test/fixtures/peer/pre_fault_memory_test-6.12-x86_64.txt
 	assert_json "$out/compare.json" '[.rows[].metric] == ["results.runs[].memslot.by_op.move_active.ms_mean", "results.runs[].memslot.by_op.move_inactive.ms_mean"] and
 		all(.rows[]; (.ratio | type) == "number" and .a.n == 2 and .b.n == 2)'
 	# The peer looped over its moves; mmubench checked its moved slot.
-	assert_json "$out/peer.json" 'all(.results.runs[]; .memslot.by_op.move_active.loops > 0 and .memslot.by_op.move_inactive.loops > 0)'
-	assert_json "$out/mmubench.json" 'all(.results.runs[]; .memslot.slot_bytes == 16777216 and .memslot.content_checks == 11)'
+	assert_json "$out/peer.json" '(.results.runs | length) == 2 and all(.results.runs[]; .memslot.by_op.move_active.loops > 0 and .memslot.by_op.move_inactive.loops > 0)'
+	assert_json "$out/mmubench.json" '(.results.runs | length) == 2 and all(.results.runs[]; .memslot.slot_bytes == 16777216 and .memslot.content_checks == 11)'
 }

@@ -67,7 +67,7 @@
 # pre-faults host memory nor times each access.  On arm64 the peer tests
 # one guest mode, its default -m 5 (40-bit IPA, 4K pages), not every one
 # the CPU offers.  -i, --mode, -g and -e are dirty_log_perf_test's, -s and
-# --uffd-mode demand_paging_test's.
+# --uffd-mode demand_paging_test's; each is refused with another test.
 #
 # pre_fault_memory_test takes no options and prints no time.  It maps its
 # 2 MiB + 4 KiB with KVM_PRE_FAULT_MEMORY (and checks the -ENOENT past
@@ -106,7 +106,7 @@ source "$repo/ci/retry.sh"
 cache=${MMUBENCH_CACHE:-$HOME/.cache/mmubench}/kernel
 host_arch=$(uname -m | sed -e 's/aarch64/arm64/')
 arch=$host_arch vcpus=2 size=64m iterations=2 mode=clear-init-set runs=4
-test=dirty_log_perf_test uffd_mode=missing backing=anonymous sized=''
+test=dirty_log_perf_test uffd_mode=missing backing=anonymous sized='' given=''
 # The selftests it runs, each with tools/peer/TEST.awk.
 peer_tests=(dirty_log_perf_test demand_paging_test pre_fault_memory_test
 	memslot_perf_test access_tracking_perf_test)
@@ -122,8 +122,8 @@ usage() { # [STATUS]: 0 for --help (stdout), 2 for bad usage (stderr)
 while (($#)); do
 	case $1 in
 	-h|--help) usage 0 ;;
-	-g) mode="get"; shift; continue ;;
-	-e) disable_writing=1; shift; continue ;;
+	-g) mode="get" given+=" -g"; shift; continue ;;
+	-e) disable_writing=1 given+=" -e"; shift; continue ;;
 	--build-only) build_only=1; shift; continue ;;
 	--test|--kernel|--arch|-v|-b|-i|--mode|--uffd-mode|-s|--runs|--out|--mem|--timeout)
 		(($# >= 2)) || bad "$1 needs a value" ;;
@@ -134,12 +134,12 @@ while (($#)); do
 		bad "--kernel $2: the base kernel, one of: ${kernel_bases[*]} (Debian's linux-source-BASE)" ;;
 	--test) test=$2 ;;
 	--arch) arch=$2 ;;
-	--uffd-mode) uffd_mode=$2 ;;
-	-s) backing=$2 ;;
+	--uffd-mode) uffd_mode=$2 given+=" --uffd-mode" ;;
+	-s) backing=$2 given+=" -s" ;;
 	-v) vcpus=$2 sized+=" -v" ;;
 	-b) size=$2 sized+=" -b" ;;
-	-i) iterations=$2 ;;
-	--mode) mode=$2 ;;
+	-i) iterations=$2 given+=" -i" ;;
+	--mode) mode=$2 given+=" --mode" ;;
 	--runs) runs=$2 ;;
 	--out) out=$2 ;;
 	--mem) run_opts+=(--mem "$2") ;;
@@ -167,8 +167,15 @@ esac
 if ! [[ $iterations =~ ^[0-9]+$ ]] || ((iterations < 2 || iterations > 1000)); then
 	bad "-i $iterations: expected 2..1000 (the peer needs two iterations or more)"
 fi
-((!disable_writing)) || [[ $test == dirty_log_perf_test ]] ||
-	bad "-e: dirty_log_perf_test's, not $test's"
+# An option of another test would be taken and not used: the comparison
+# would not be the one asked for.
+for opt in $given; do
+	case $opt in
+	-s|--uffd-mode) owner=demand_paging_test ;;
+	*) owner=dirty_log_perf_test ;;
+	esac
+	[[ $test == "$owner" ]] || bad "$opt: $owner's, not $test's"
+done
 [[ $mode == clear-init-set || $mode == get ]] ||
 	bad "--mode $mode: unknown (accepted: clear-init-set, get)"
 [[ " ${peer_tests[*]} " == *" $test "* ]] ||

@@ -52,6 +52,9 @@ BEGIN {
 /^(Populating memory|Writing to populated memory|Reading from populated memory|Writing to idle memory|Reading from idle memory) *: / {
 	what = $0
 	sub(/ *: .*/, "", what)
+	# Once a run: a second would silently replace the first.
+	if (what in t)
+		fail(FILENAME ": line " FNR ": a second \"" what "\" line")
 	t[what] = ms($NF)
 }
 /^Mark memory idle *: / {
