@@ -234,7 +234,7 @@ echo "PARAM term $(state)"'
 # phase, their latency in order, the kprobes' figures (the read and write
 # waits for mmu_lock, the worker's zaps), and no idle-form figure that
 # the vCPUs' re-splits would falsify.
-LOADED='.under_load as $u | $u.access_latency as $l |
+LOADED='.splits_after_execute == 16 and .under_load as $u | $u.access_latency as $l |
 	$u.periods == 3 and $u.accesses > 0 and $l.p50_us > 0 and $l.p50_us <= $l.p99_us and
 	$l.p99_us <= $l.p999_us and $l.p999_us <= $l.max_us and
 	($u.lock_wait | .calls >= 0 and .total_ms >= 0 and .p99_us >= 0) and
