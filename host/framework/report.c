@@ -447,27 +447,38 @@ static json_t *release_base(const char *release)
 }
 
 /*
- * The series of an mmubench-built kernel: ci/kernel/build.sh sets its
- * release to BASE-mmub-SERIES.  Any other kernel has none (null).
+ * The series of an mmubench-built kernel: ci/kernel/build.sh sets a whole
+ * kernel's release to BASE-mmub-SERIES, and on Debian's image, where KVM
+ * is a module, kvm.ko's version to mmub-SERIES (ci/kernel/modules.sh).
+ * Any other kernel has none (null).
  */
-static json_t *release_series(const char *release)
+static json_t *kernel_series(const char *release, json_t *kvm_module)
 {
 	const char *p = strstr(release, "-mmub-");
+	const char *v = json_string_value(kvm_module);
 
-	return p && p[6] ? json_string(p + 6) : json_null();
+	if (p && p[6])
+		return json_string(p + 6);
+	if (v && !strncmp(v, "mmub-", 5) && v[5])
+		return json_string(v + 5);
+	return json_null();
 }
 
 json_t *report_env(const struct vm *vm)
 {
 	json_t *env = json_object(), *params = json_object();
+	json_t *kvm_module = first_line("/sys/module/kvm/version", NULL);
 	struct utsname u;
 
+	/* KVM built as a module says its own version (null when built in). */
+	jset(env, "kvm_module", json_incref(kvm_module));
 	if (!uname(&u)) {
 		jset(env, "kernel", json_string(u.release));
 		jset(env, "kernel_base", release_base(u.release));
-		jset(env, "kernel_series", release_series(u.release));
+		jset(env, "kernel_series", kernel_series(u.release, kvm_module));
 		jset(env, "machine", json_string(u.machine));
 	}
+	json_decref(kvm_module);
 	jset(env, "cpu_model", first_line("/proc/cpuinfo", "model name"));
 	jset(env, "arch", json_string(arch_name));
 	jset(env, "clock", clock_kind());

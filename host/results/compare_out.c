@@ -203,10 +203,14 @@ static void print_side(const struct side *s, int i)
 	const char *clock = env_str(s, "clock");
 	/* The host's clock goes without saying; instructions do not. */
 	bool say = strcmp(clock, "?") && strcmp(clock, "host");
+	/* KVM as a module of Debian's image names its series itself. */
+	const char *kvm = env_str(s, "kvm_module");
+	bool mod = strcmp(kvm, "?");
 
-	printf("  %s%s%s: %s, %zu run%s, kernel %s, MMU %s%s%s\n", ab,
+	printf("  %s%s%s: %s, %zu run%s, kernel %s%s%s, MMU %s%s%s\n", ab,
 	       named ? " = " : "", named ? s->label : "", s->file, s->runs,
-	       s->runs > 1 ? "s" : "", env_str(s, "kernel"), env_str(s, "mmu"),
+	       s->runs > 1 ? "s" : "", env_str(s, "kernel"),
+	       mod ? " + kvm " : "", mod ? kvm : "", env_str(s, "mmu"),
 	       say ? ", clock " : "", say ? clock : "");
 }
 
@@ -376,6 +380,8 @@ static json_t *json_side(const struct side *s)
 	jset(o, "file", json_string(s->file));
 	jset(o, "runs", json_integer((json_int_t)s->runs));
 	jset(o, "kernel", json_string(env_str(s, "kernel")));
+	jset(o, "kvm_module", json_deep_copy(json_object_get(
+						json_object_get(s->doc, "env"), "kvm_module")) ?: json_null());
 	jset(o, "mmu", json_string(env_str(s, "mmu")));
 	return o;
 }
