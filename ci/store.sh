@@ -104,7 +104,9 @@ for f in "${found[@]}"; do
 	first=${files[0]} dir=${files[0]%/*}
 	arch=$(jq -r '.env.arch // "unknown"' "$first")
 	commit=$(jq -r '.env.mmubench_version // "unknown"' "$first")
-	release=$(jq -r '.env.kernel // "unknown"' "$first")
+	# The kernel as it named itself, with its kvm.ko where KVM is a module.
+	release=$(jq -r '.env | (.kernel // "unknown") +
+		(if .kvm_module then " kvm " + .kvm_module else "" end)' "$first")
 	scenario=$(jq -r '.scenario' "$first")
 	key=$(clean "$arch")/$(clean "$kernel")/$(clean "$exp")
 	night=$date-$(clean "$commit")

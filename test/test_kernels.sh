@@ -18,11 +18,12 @@ test_kernels() {
 # test_kernels_put_back BEFORE: remove the test-only trees that are not
 # in BEFORE (test_kernels' output), each under its arch's build lock.
 test_kernels_put_back() {
-	local t cache
+	local t a cache
 
 	cache=$(test_kernels_cache)
 	while read -r t; do
 		[[ $t ]] || continue
-		flock "$cache/.lock-${t##*-}" rm -rf "$t"
+		a=${t%-full}
+		flock "$cache/.lock-${a##*-}" rm -rf "$t"
 	done < <(LC_ALL=C comm -13 <(echo "$1") <(test_kernels))
 }

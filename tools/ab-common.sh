@@ -147,7 +147,8 @@ ab_harness() {
 }
 
 # ab_build_args SIDE: ci/kernel/build.sh's options for the side's kernel,
-# in build_args.
+# in build_args; kernel_full=1 builds every side whole (--full).
+kernel_full=0
 ab_build_args() {
 	if [[ -z $ksrc ]]; then
 		build_args=(--base "$base" --series "$1")
@@ -158,6 +159,7 @@ ab_build_args() {
 		build_args=(--kernel-src "$ksrc" --name "$1"
 			${side_what[$1]:+--patches "${side_what[$1]}"})
 	fi
+	((!kernel_full)) || build_args+=(--full)
 }
 
 # ab_kernel SIDE: ci/kernel/build.sh, its log in DIR/build-SIDE.log; the

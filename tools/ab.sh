@@ -12,13 +12,15 @@
 #            [--arch A] [--repeat R] [--cpu MODEL]
 #            [--append KARGS] [--mem SIZE] [--smp N] [--out DIR] [--timeout SEC]
 #            [--clock host|icount[:SHIFT]]
-#            [--runs] [--kernel 6.1|6.12] [--mmubench BIN] [--guest FILE]
+#            [--runs] [--full] [--kernel 6.1|6.12] [--mmubench BIN] [--guest FILE]
 #            [--] SCENARIO OPTIONS...
 #
 # Without "--", a --repeat after the scenario is still ab's (boots a
 # side), as in "tools/ab.sh --kernel 6.1 --series NAME zap ... --repeat 5";
 # after "--" every word is the scenario's.
 # --runs adds every run's value to the comparison (seed 002's table).
+# --full builds every x86_64 kernel whole (ci/kernel/build.sh --full), where
+# a series changes more than KVM's modules; arm64's always are.
 # --clock icount[:SHIFT] boots every kernel with its clocks counting
 # instructions (ci/nested/run.sh): deterministic time, one L1 CPU on
 # x86_64; every run's env.clock says which.
@@ -60,6 +62,11 @@ usage() { # [STATUS]: 0 for --help (stdout), 2 for bad usage (stderr)
 while (($#)); do
 	if [[ $1 == --runs ]]; then
 		compare_opts+=(--runs)
+		shift
+		continue
+	fi
+	if [[ $1 == --full ]]; then
+		kernel_full=1
 		shift
 		continue
 	fi
@@ -139,10 +146,12 @@ ab_sides
 ab_out "$out"
 if [[ $ksrc ]]; then
 	printf '%q ' "$0" --kernel-src "$ksrc" --sides "$sides_arg" --arch "$arch" --repeat "$repeat" \
+		$( ((!kernel_full)) || echo --full) \
 		"${run_opts[@]}" -- "$@" >"$out/command.txt"
 	ab_sides_txt >"$out/sides.txt"
 else
 	printf '%q ' "$0" --kernel "$base" --series "$series" --arch "$arch" --repeat "$repeat" \
+		$( ((!kernel_full)) || echo --full) \
 		"${run_opts[@]}" -- "$@" >"$out/command.txt"
 fi
 echo >>"$out/command.txt"

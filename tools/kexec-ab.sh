@@ -183,6 +183,9 @@ step_cmdline() { # N
 		"mmubench.results=$results" "mmubench.job=$job_id"
 		"mmubench.step=$1" "mmubench.side=$(side_of "$1")"
 		"mmubench.kernel=$(kernel_of "$1")")
+	# Its KVM modules, where its initramfs has them (write_job).
+	[[ ! -d $job/modules-$(side_of "$1") ]] ||
+		words+=("mmubench.modules=/root/job/modules-$(side_of "$1")")
 	echo "${words[*]}"
 }
 
@@ -268,7 +271,7 @@ took_add() { # NAME SECONDS
 }
 
 collect() {
-	local n side i name d release up0 up1
+	local n side i name d release kvm up0 up1
 	for ((n = 1; n <= 2 * repeat; n++)); do
 		side=$(side_of "$n") i=$(index_of "$n") name=$(kernel_of "$n")
 		[[ $(kx_slot_state "$dev" "$n" "$job_id") == "done" ]] ||
@@ -277,10 +280,12 @@ collect() {
 		kx_payload "$dev" "$n" >"$d/slot.tar" ||
 			die "step $n ($side $i/$repeat): its slot does not match its checksum"
 		tar -xf "$d/slot.tar" -C "$d"
-		# The kernel's own word for what it is, not the plan's.
+		# The kernel's own word for what it is, not the plan's: a
+		# whole build's release, or on Debian's image its kvm.ko.
 		release=$(sed -n 's/^release //p' "$d/identity")
-		[[ $release == "$base".* && $release == *-mmub-"$name" ]] ||
-			die "step $n ($side $i/$repeat): meant to boot $name on $base, but the kernel reports release '$release'"
+		kvm=$(sed -n 's/^kvm_module //p' "$d/identity")
+		[[ $release == "$base".* && ( $release == *-mmub-"$name" || $kvm == "mmub-$name" ) ]] ||
+			die "step $n ($side $i/$repeat): meant to boot $name on $base, but the kernel reports release '$release', kvm.ko '${kvm:-built in}'"
 		cp "$d/identity" "$out/runs/$side-$i.identity"
 		cat "$d/stdout" "$d/stderr" >"$out/runs/$side-$i.log"
 		cp "$d/result.json" "$out/runs/$side-$i.json.tmp"
@@ -336,10 +341,17 @@ check_job_args() {
 }
 
 write_job() { # SCENARIO...
-	local a
+	local a s k
 	mkdir -p "$job/back"
-	cp "${kernel_image[$name_a]}" "$job/kernel-A"
-	cp "${kernel_image[$name_b]}" "$job/kernel-B"
+	for s in A B; do
+		[[ $s == A ]] && k=${kernel_image[$name_a]} || k=${kernel_image[$name_b]}
+		cp "$k" "$job/kernel-$s"
+		# KVM as modules on Debian's image: each kernel boots with its
+		# own (mmubench.modules, ci/nested/mkinitramfs.sh).
+		rm -rf "$job/modules-$s"
+		[[ ! -f ${k%/arch/*}/mmubench-modules/load ]] ||
+			cp -a "${k%/arch/*}/mmubench-modules" "$job/modules-$s"
+	done
 	# For step.sh (busybox sh): the scenario's words, single-quoted.
 	for a in "$@"; do printf "'%s' " "${a//\'/\'\\\'\'}"; done >"$job/scenario"
 	echo 'exec sh /root/tools/kexec/step.sh --back' >"$job/then"
@@ -369,7 +381,7 @@ new_job_id() {
 # ---- --nested ------------------------------------------------------------
 
 nested() {
-	local img rc=0 t0 disp
+	local img rc=0 t0 disp modules_a=''
 	[[ $arch == x86_64 ]] ||
 		die "--nested: x86_64 only (this machine is $host_arch; the arm64 L1 has no disk driver)" 2
 	[[ -z $timeout || $timeout =~ ^[1-9][0-9]*$ ]] || die "--timeout $timeout: expected seconds" 2
@@ -388,6 +400,7 @@ nested() {
 	job_id=$(new_job_id) results=/dev/vda collect=outside initrd=''
 	write_job "$@"
 	ln -s ../kernel-A "$job/back/kernel"
+	[[ ! -d $job/modules-A ]] || modules_a=$job/modules-A
 	: >"$job/back/repack"
 	img=$out/results.img
 	truncate -s $(((2 * repeat + 1) * slot_mib))M "$img"
@@ -399,6 +412,7 @@ exec bash /root/tools/kexec-ab.sh --resume /root/job --yes-kexec-this-machine'
 	say "L1 ($series, $((2 * repeat)) kexec steps): ci/nested/run.sh, output in $out/l1.log"
 	t0=$EPOCHREALTIME
 	"$repo/ci/nested/run.sh" --arch x86_64 --kernel "$job/kernel-A" \
+		${modules_a:+--modules "$modules_a"} \
 		--mem "$mem" --timeout "$timeout" ${verbose:+"$verbose"} --disk "$img" \
 		--file "$bin:/root/mmubench" --file "$guest:/root/guest.elf" \
 		--file "$(command -v kexec):/root/kexec" --file /bin/bash:/bin/bash \
@@ -485,6 +499,9 @@ reboot) ;;
 esac
 
 : "${out:=./kexec-ab-$series-$(date +%Y%m%d-%H%M%S)}"
+# A bare-metal machine boots the kernels under test on its own hardware:
+# whole kernels (ACPI, NVMe, kvm-intel built in), not Debian's cloud image.
+kernel_full=1
 ab_out "$out"
 job=$out/job
 printf '%q ' "$0" "${source_args[@]}" --results "$results" --repeat "$repeat" \

@@ -1,22 +1,35 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build the L1 host kernel that runs KVM under QEMU TCG: Debian's
-# linux-source-BASE, `make tinyconfig` + ci/kernel/ARCH.config (+
-# ci/kernel/BASE/ARCH.config where the base needs more), optionally with
-# a patch series from patches/BASE/NAME/*.patch.
+# Build the L1 host kernel that runs KVM under QEMU TCG from Debian's
+# linux-source-BASE, optionally with a patch series from
+# patches/BASE/NAME/*.patch.  Two kinds:
+#   modules  x86_64's default: Debian's own image of the base, and KVM
+#            built from the source as its modules, with the image's config
+#            and the series (ci/kernel/modules.sh): about 2 minutes cold,
+#            20 s a series, for a series that changes KVM only;
+#   full     arm64's (KVM cannot be a module there), and x86_64's with
+#            --full: `make tinyconfig` + ci/kernel/ARCH.config (+
+#            ci/kernel/BASE/ARCH.config where the base needs more), the
+#            whole kernel (4 to 13 minutes cold).
 #
-#   ci/kernel/build.sh [--base 6.1|6.12] [--arch x86_64|arm64] [--series NAME]
-#   ci/kernel/build.sh [--arch A] --kernel-src GIT-TREE --ref REF [--onto REF0] --name NAME
-#   ci/kernel/build.sh [--arch A] --kernel-src TARBALL [--patches DIR|MBOX] --name NAME
+#   ci/kernel/build.sh [--base 6.1|6.12] [--arch x86_64|arm64] [--series NAME] [--full] [--plan]
+#   ci/kernel/build.sh [--arch A] [--full] --kernel-src GIT-TREE --ref REF [--onto REF0] --name NAME
+#   ci/kernel/build.sh [--arch A] [--full] --kernel-src TARBALL [--patches DIR|MBOX] --name NAME
 #
+# --plan builds nothing: it prints, for the base's original and the
+# series, "KIND original|SERIES cached|to build" a line (test/run.sh
+# says so before it starts).
 # The last line of stdout is the kernel image path; timings go to stderr.
-# The kernel says which base and series it is: its release (uname -r,
-# /proc/version) is the base's version and -mmub-SERIES
-# (CONFIG_LOCALVERSION), e.g. 6.1.192-mmub-original, 6.12.117-mmub-NAME.
+# The kernel says which base and series it is: a whole build's release
+# (uname -r, /proc/version) is the base's version and -mmub-SERIES
+# (CONFIG_LOCALVERSION), e.g. 6.1.192-mmub-original, 6.12.117-mmub-NAME;
+# Debian's image keeps its release and kvm.ko says mmub-SERIES.
 # Everything lives in ${MMUBENCH_CACHE:-$HOME/.cache/mmubench}/kernel:
 #   src/linux-BASE/           pristine source, unpacked once (ci/kernel/source.sh)
 #   trees/BASE/SERIES-ARCH/   `cp -al` of it (+ patches), build dir in ./build
+#                             (x86_64 --full: SERIES-x86_64-full)
+#   debian/PACKAGE_VERSION/   Debian's image of a base, for the modules kind
 # Series live in $MMUBENCH_PATCHES/BASE/NAME/*.patch (default: <repo>/patches).
 # The build dir is a direct subdirectory of its tree so that kbuild uses
 # srctree=".." and every command line and .cmd file is relative: a
@@ -28,7 +41,9 @@
 # REF0's tree, or a tarball with the patches of a folder or an mbox,
 # released as VERSION-mmub-NAME.  The base is the source's
 # VERSION.PATCHLEVEL, whose fragment ci/kernel/BASE/ARCH.config is used
-# where there is one.
+# where there is one.  On x86_64 a source that is Debian's
+# linux-source-BASE (ci/kernel/user-source.sh says when) is of the
+# modules kind like the bases; any other is built whole.
 set -euo pipefail
 
 prog=ci/kernel/build.sh
@@ -38,10 +53,14 @@ source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 source "$here/source.sh"	# kernel_base, kernel_source (sets src_id)
 # shellcheck source=user-source.sh
 source "$here/user-source.sh"	# user_source
+# shellcheck source=debian.sh
+source "$here/debian.sh"	# debian_image, debian_closure
+# shellcheck source=modules.sh
+source "$here/modules.sh"	# build_modules_original, build_modules_series
 cache=${MMUBENCH_CACHE:-$HOME/.cache/mmubench}/kernel
 arch=x86_64
 series=original
-base=6.1 base_given=0 series_given=0
+base=6.1 base_given=0 series_given=0 full=0 plan=0
 ksrc='' ref='' onto='' upatches='' name='' split_dir=''
 trap '[[ -z $split_dir ]] || rm -rf "$split_dir"' EXIT
 
@@ -60,6 +79,8 @@ while (($#)); do
 	--onto) onto=${2:?--onto needs a value}; shift 2 ;;
 	--patches) upatches=${2:?--patches needs a value}; shift 2 ;;
 	--name) name=${2:?--name needs a value}; shift 2 ;;
+	--full) full=1; shift ;;
+	--plan) plan=1; shift ;;
 	-h|--help) usage 0 ;;
 	*) usage ;;
 	esac
@@ -147,6 +168,8 @@ key_of() {
 	{
 		echo "$src_id $base $arch $1"
 		echo "localversion -mmub-$1"
+		# The modules kind: Debian's image and how KVM is built on it.
+		[[ $kind != modules ]] || { echo "modules $deb_id"; cat "$here/modules.sh"; }
 		"${cross}gcc" --version | sed -n 1p
 		cat "${fragments[@]}"
 		[[ $1 == original ]] || cat "${patches[@]}"
@@ -181,9 +204,11 @@ kconfig_has() {
 	grep -rqE --include='Kconfig*' "^[[:space:]]*(menu)?config $1\$" "$tree"
 }
 
-# tinyconfig drops any option whose dependencies are unmet, without a
-# word; an option the base does not have at all is dropped the same way.
-verify_config() { # SERIES
+# tinyconfig (and olddefconfig on Debian's config) drops any option whose
+# dependencies are unmet, without a word; an option the base does not
+# have at all is dropped the same way.  A whole build's release names
+# SERIES.
+verify_config() { # [SERIES]
 	local line f missing=() absent=()
 	for f in "${fragments[@]}"; do
 		while IFS= read -r line; do
@@ -197,7 +222,7 @@ verify_config() { # SERIES
 			fi
 		done <"$f"
 	done
-	grep -qxF "CONFIG_LOCALVERSION=\"-mmub-$1\"" "$tree/build/.config" ||
+	[[ -z ${1:-} ]] || grep -qxF "CONFIG_LOCALVERSION=\"-mmub-$1\"" "$tree/build/.config" ||
 		missing+=(CONFIG_LOCALVERSION)
 	((${#absent[@]} == 0)) ||
 		die "$src_desc has no such option: ${absent[*]}; move it to a fragment of the bases that have it (ci/kernel/BASE/$arch.config)"
@@ -240,7 +265,7 @@ apply_patches() {
 }
 
 build_original() {
-	tree=$orig_trees/original-$arch
+	tree=$orig_trees/original-$arch$sfx
 	local key; key=$(key_of original)
 	if [[ -f $tree/build/$image && $(cat "$tree/build/.mmubench-key" 2>/dev/null) == "$key" ]]; then
 		note "cache hit: $tree/build/$image"
@@ -271,7 +296,7 @@ seed() {
 	# cache was built elsewhere and moved here (then grep -F below would
 	# find nothing, and objtool would rebuild with the whole kernel).
 	from=$(grep -rhoIE --exclude=build.log \
-		"/[^[:space:]:\"'=]*/trees/${orig_trees#"$cache/trees/"}/original-$arch/" "$1/tools" |
+		"/[^[:space:]:\"'=]*/trees/${orig_trees#"$cache/trees/"}/original-$arch$sfx/" "$1/tools" |
 		sort | uniq -c | sort -rn | awk 'NR == 1 { print $2 }') || true
 	from=${from%/}
 	[[ $from ]] || from=${1%/build}
@@ -285,7 +310,7 @@ seed() {
 
 build_series() {
 	local orig_build=$tree/build
-	tree=$trees/$series-$arch
+	tree=$trees/$series-$arch$sfx
 	local key; key=$(key_of "$series")
 	if [[ -f $tree/build/$image && $(cat "$tree/build/.mmubench-key" 2>/dev/null) == "$key" ]]; then
 		note "cache hit: $tree/build/$image"
@@ -304,24 +329,70 @@ build_series() {
 	echo "$key" >"$tree/build/.mmubench-key"
 }
 
+# --plan: "KIND NAME cached|to build", by the key the build would write.
+plan_one() { # NAME TREE
+	local st="to build"
+	[[ ! -f $2/build/$image || $(cat "$2/build/.mmubench-key" 2>/dev/null) != "$(key_of "$1")" ]] ||
+		st=cached
+	echo "$kind $1 $st"
+}
+
 t_all=$EPOCHREALTIME
 mkdir -p "$cache"
-exec 9>"$cache/.lock-$arch"
-if ! flock -n 9; then
-	note "waiting for another build of $arch ($cache/.lock-$arch)"
-	timed "wait for lock" flock 9
-fi
-# Shared by both arches: its own short lock, taken under the arch lock.
-if [[ $ksrc ]]; then
-	user_source
-else
+if ((plan)); then
+	# Read only: no lock, nothing unpacked; the source's id is its
+	# tarball's, as kernel_source makes it.
+	[[ -z $ksrc ]] || die "--plan: for a base and its series, not --kernel-src" 2
 	debian_series
-	kernel_source timed unpack
+	src_id=$(stat -c '%s-%Y' "$tarball")
+else
+	exec 9>"$cache/.lock-$arch"
+	if ! flock -n 9; then
+		note "waiting for another build of $arch ($cache/.lock-$arch)"
+		timed "wait for lock" flock 9
+	fi
+	# Shared by both arches: its own short lock, taken under the arch lock.
+	if [[ $ksrc ]]; then
+		user_source
+	else
+		debian_series
+		kernel_source timed unpack
+	fi
 fi
-fragments=("$here/$arch.config")
-[[ ! -f $here/$base/$arch.config ]] || fragments+=("$here/$base/$arch.config")
+# x86_64's KVM is Debian's module: built alone where the source is
+# Debian's (a base, or a user's source found to be one).
+kind=full sfx=''
+if [[ $arch == x86_64 ]]; then
+	if ((full)); then
+		sfx=-full
+	elif [[ $orig_trees != "$cache/trees/$base" ]]; then
+		note "$src_desc is not Debian's linux-source of a base: the whole kernel is built"
+		sfx=-full
+	else
+		kind=modules
+	fi
+fi
+if [[ $kind == modules ]]; then
+	fragments=("$here/kvm-modules.config")
+	[[ ! -f $here/$base/kvm-modules.config ]] || fragments+=("$here/$base/kvm-modules.config")
+	modules_check_patches
+	if ((plan)); then debian_image_id; else debian_image; fi
+else
+	fragments=("$here/$arch.config")
+	[[ ! -f $here/$base/$arch.config ]] || fragments+=("$here/$base/$arch.config")
+fi
+if ((plan)); then
+	plan_one original "$orig_trees/original-$arch$sfx"
+	[[ $series == original ]] || plan_one "$series" "$trees/$series-$arch$sfx"
+	exit 0
+fi
 mkdir -p "$orig_trees" "$trees"
-build_original
-[[ $series == original ]] || build_series
+if [[ $kind == modules ]]; then
+	build_modules_original
+	[[ $series == original ]] || build_modules_series
+else
+	build_original
+	[[ $series == original ]] || build_series
+fi
 note "$(printf '%-22s %7.1f s' "$base/$arch/$series total" "$(echo "$EPOCHREALTIME - $t_all" | bc)")"
 echo "$tree/build/$image"

@@ -5,7 +5,8 @@
 # and the caller's files, as a gzip'd newc cpio.
 #
 #   ci/nested/mkinitramfs.sh --arch x86_64|arm64 --out FILE.cpio.gz
-#                            [--cpus LIST] [--file SRC[:DEST]]... [-- CMD [ARGS...]]
+#                            [--cpus LIST] [--modules DIR] [--file SRC[:DEST]]...
+#                            [-- CMD [ARGS...]]
 #
 # DEST defaults to /root/BASENAME; /root is the command's cwd and is in its
 # PATH.  A directory SRC is copied whole.  Dynamically linked ELF files get
@@ -14,6 +15,10 @@
 # runs on those CPUs only (taskset -c LIST): see run.sh for why.
 # A file /then (--file SRC:/then) is run by /init last, before it powers
 # off: the way back of a tools/kexec-ab.sh step.
+# --modules DIR is a kernel's modules (ci/kernel/modules.sh: KVM built on
+# Debian's image): /init loads those DIR/load names, in order, before it
+# looks for /dev/kvm, each with its parameters from the kernel's command
+# line (kvm.nx_huge_pages=force), as modprobe would.
 #
 # /init talks to the host over the console with marker lines (see
 # run.sh): @@MMUBENCH:BOOTED@@, @@MMUBENCH:NOKVM@@, then the command's
@@ -27,6 +32,7 @@ arch=
 out=
 files=()
 cpus=
+modules=
 
 cmd=()
 
@@ -36,7 +42,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 usage() { # [STATUS]: 0 for --help, on stdout
 	local fd=2
 	[[ ${1:-2} != 0 ]] || fd=1
-	echo "usage: $prog --arch x86_64|arm64 --out FILE.cpio.gz [--cpus LIST] [--file SRC[:DEST]]... [-- CMD [ARGS...]]" >&$fd
+	echo "usage: $prog --arch x86_64|arm64 --out FILE.cpio.gz [--cpus LIST] [--modules DIR] [--file SRC[:DEST]]... [-- CMD [ARGS...]]" >&$fd
 	exit "${1:-2}"
 }
 
@@ -45,6 +51,7 @@ while (($#)); do
 	--arch) arch=${2:?--arch needs a value}; shift 2 ;;
 	--out) out=${2:?--out needs a value}; shift 2 ;;
 	--cpus) cpus=${2:?--cpus needs a value}; shift 2 ;;
+	--modules) modules=${2:?--modules needs a value}; shift 2 ;;
 	-h|--help) usage 0 ;;
 	--file) files+=("${2:?--file needs a value}"); shift 2 ;;
 	--) shift; cmd=("$@"); break ;;
@@ -157,6 +164,14 @@ if [[ $cpus ]]; then
 	[[ $cpus =~ ^[0-9,-]+$ ]] || die "--cpus $cpus: expected a CPU list such as 1-2"
 	echo "$cpus" >"$root/cpus"
 fi
+if [[ $modules ]]; then
+	[[ -f $modules/load ]] || die "--modules $modules: no file 'load' there (ci/kernel/modules.sh makes one)"
+	mkdir -p "$root/lib/modules"
+	cp -a "$modules" "$root/lib/modules/mmubench"
+	while IFS= read -r m; do
+		[[ -f $modules/$m ]] || die "--modules $modules: load names $m, which is not there"
+	done <"$modules/load"
+fi
 
 cat >"$root/init" <<'EOF'
 #!/bin/sh
@@ -190,6 +205,23 @@ off() {
 	poweroff -f
 	reboot -f	# only if poweroff could not; panic=-1 is the last resort
 }
+
+# KVM as modules (ci/kernel/modules.sh): each with the parameters the
+# kernel's command line gives its name (kvm.nx_huge_pages=force,
+# kvm_amd.npt=0 or kvm-amd.npt=0), as modprobe passes them.  A kernel
+# that another one kexecs into (tools/kexec-ab.sh) boots this initramfs
+# too, and mmubench.modules=DIR names its own modules.
+M=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^mmubench\.modules=//p' | tail -n1)
+[ -n "$M" ] || M=/lib/modules/mmubench
+if [ -f "$M/load" ]; then
+	while read -r m; do
+		re=$(echo "${m%.ko}" | sed 's/[-_]/[-_]/g')
+		args=$(tr ' ' '\n' </proc/cmdline | sed -n "s/^$re\\.//p")
+		# shellcheck disable=SC2086 # one word a parameter
+		insmod "$M/$m" $args ||
+			echo "@@MMUBENCH:WARN@@ insmod $m $args failed: $(dmesg | tail -n 2 | tr '\n' ' ')"
+	done <"$M/load"
+fi
 
 if [ ! -c /dev/kvm ]; then
 	echo "@@MMUBENCH:NOKVM@@ $(dmesg | grep -i -m3 kvm | tr '\n' ' ')"

@@ -5,7 +5,7 @@
 # /dev/kvm has the TDP MMU (x86_64) or stage 2 (arm64): the nested way to
 # test KVM and its patched kernels, on any machine.
 #
-#   ci/nested/run.sh [--arch x86_64|arm64] [--kernel IMAGE] [--base B] [--series NAME]
+#   ci/nested/run.sh [--arch x86_64|arm64] [--kernel IMAGE [--modules DIR]] [--base B] [--series NAME]
 #                    [--smp N] [--mem SIZE] [--cpu MODEL] [--append ARGS]...
 #                    [--timeout SEC] [--clock host|icount[:SHIFT]]
 #                    [--file SRC[:DEST]]... [--disk FILE]... [-v]
@@ -15,6 +15,9 @@
 # is ours.  Our own failures: 124 timeout, 125 the L1 kernel did not boot,
 # has no /dev/kvm, or died mid-run; 1 bad setup; 2 usage.  Without CMD the
 # guest's shell is on this terminal.  -v shows the console on stderr.
+# A kernel of the modules kind (ci/kernel/modules.sh) has its modules in
+# mmubench-modules beside its build's arch/, which /init loads; --modules
+# DIR names them for an IMAGE elsewhere.
 # --smp N (2) is the command's CPUs; an x86_64 L1 has one more, CPU 0,
 # which the command never runs on (see below).
 # --disk FILE is a raw virtio-blk disk of L1 (/dev/vda, /dev/vdb, ... in
@@ -33,7 +36,7 @@ prog=ci/nested/run.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 # shellcheck source=../kernel/source.sh
 source "$repo/ci/kernel/source.sh"	# kernel_bases, kernel_base
-arch=x86_64 kernel='' base=6.1 series=original smp=2 mem=2G cpu=max timeout=600 clock=host
+arch=x86_64 kernel='' modules='' base=6.1 series=original smp=2 mem=2G cpu=max timeout=600 clock=host
 append='' verbose='' smp_given=''
 files=()
 disks=()
@@ -49,10 +52,11 @@ usage() { # [STATUS]: 0 for --help, on stdout
 
 while (($#)); do
 	case $1 in
-	--arch|--kernel|--base|--series|--smp|--mem|--cpu|--append|--timeout|--file|--disk|--clock)
+	--arch|--kernel|--modules|--base|--series|--smp|--mem|--cpu|--append|--timeout|--file|--disk|--clock)
 		(($# >= 2)) || die "$1 needs a value" 2 ;;&
 	--arch) arch=$2 ;;
 	--kernel) kernel=$2 ;;
+	--modules) modules=$2 ;;
 	--base) base=$2 ;;
 	--series) series=$2 ;;
 	--smp) smp=$2 smp_given=1 ;;
@@ -150,9 +154,14 @@ if [[ -z $kernel ]]; then
 	fi
 fi
 [[ -f $kernel ]] || die "no kernel image at $kernel"
+if [[ -z $modules && -f ${kernel%/arch/*}/mmubench-modules/load ]]; then
+	modules=${kernel%/arch/*}/mmubench-modules
+fi
+[[ -z $modules || -f $modules/load ]] ||
+	die "--modules $modules: not a kernel's modules (no file 'load')" 2
 
 if ! "$here/mkinitramfs.sh" --arch "$arch" --out "$tmp/initrd.cpio.gz" \
-		${cpus:+--cpus "$cpus"} "${files[@]}" \
+		${cpus:+--cpus "$cpus"} ${modules:+--modules "$modules"} "${files[@]}" \
 		${cmd[@]+-- "${cmd[@]}"} 2>"$tmp/mkinitramfs.err"; then
 	cat "$tmp/mkinitramfs.err" >&2
 	die "could not make the initramfs"

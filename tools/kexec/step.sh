@@ -49,6 +49,8 @@ uptime_s() { cut -d' ' -f1 /proc/uptime; }
 # What the kernel itself says it is, and what the orchestrator meant.
 identity() { # UPTIME_AT_START RC
 	echo "release $(uname -r)"
+	# KVM as a module names its series (ci/kernel/modules.sh).
+	[ ! -f /sys/module/kvm/version ] || echo "kvm_module $(cat /sys/module/kvm/version)"
 	echo "version $(cat /proc/version)"
 	echo "side $(arg side)"
 	echo "kernel $(arg kernel)"

@@ -1,0 +1,165 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0
+# An x86_64 nested kernel of the kind "modules": Debian's image of the
+# base (ci/kernel/debian.sh) and KVM built from the base's source as its
+# modules, with the image's config and a series' patches.  Its tree is
+# named as a whole build's (trees/BASE/SERIES-x86_64) and holds:
+#   build/                        modules_prepare with the image's config
+#                                 (+ kvm-modules.config, and the base's)
+#   arch/x86/kvm/, virt/kvm/      KVM's objects, built where kbuild builds
+#                                 an external module (M=arch/x86/kvm)
+#   build/arch/x86/boot/bzImage   Debian's vmlinuz (a hard link)
+#   build/mmubench-modules/       what L1's /init loads, in the order of
+#                                 its file "load": the image's modules
+#                                 that KVM and a virtio disk need, then
+#                                 kvm.ko and kvm-amd.ko without debug info
+# kvm.ko says which series it is, MODULE_VERSION("mmub-SERIES"), in
+# /sys/module/kvm/version (mmubench's env.kvm_module), as the release of
+# a whole build (-mmub-SERIES) does.  kvm-intel.ko is not built: the
+# nested L1 runs on QEMU's AMD SVM (-cpu max).
+#
+# A series of this kind changes KVM's modules only: files under
+# arch/x86/kvm/ and virt/kvm/; other arches', documentation and tools are
+# not built.  Anything else (a header vmlinux shares, mm/) needs the whole
+# kernel, built with --full for every side alike.
+#
+# Sourced by build.sh: uses its tree, series, patches, fragments, kmake,
+# timed, seed and verify_config.
+# shellcheck disable=SC2154 # build.sh's globals
+
+modules_files_re='^(arch/x86/kvm/|virt/kvm/|Documentation/|tools/|arch/(alpha|arc|arm|arm64|csky|hexagon|loongarch|m68k|microblaze|mips|nios2|openrisc|parisc|powerpc|riscv|s390|sh|sparc|um|xtensa)/)'
+
+# The files a patch touches, one a line.
+patch_paths() { # PATCH
+	sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p; s|^--- a/\([^[:space:]]*\).*|\1|p
+		s|^diff --git a/\([^[:space:]]*\) b/\([^[:space:]]*\)$|\1\n\2|p' "$1" | sort -u
+}
+
+# Before any build: every patch stays inside KVM's modules.
+modules_check_patches() {
+	local p f
+	for p in "${patches[@]}"; do
+		while IFS= read -r f; do
+			[[ $f =~ $modules_files_re ]] && continue
+			die "${p#"$repo"/}: changes $f, outside KVM's modules (arch/x86/kvm, virt/kvm): build the whole kernel, every side alike, with --full" 2
+		done < <(patch_paths "$p")
+	done
+}
+
+mmake() {
+	kmake RUSTC=/nonexistent KERNELRELEASE="$deb_release" "$@"
+}
+
+modules_configure() {
+	cp "$deb_config" "$tree/build/.config"
+	"$tree/scripts/kconfig/merge_config.sh" -m -O "$tree/build" \
+		"$tree/build/.config" "${fragments[@]}" >>"$tree/build/build.log" 2>&1
+	mmake olddefconfig
+}
+
+# kvm.ko's MODULE_VERSION, in a file of its own beside KVM's sources:
+# kbuild reads Kbuild before Makefile, so KVM's Makefile stays as it is.
+modules_id() { # SERIES
+	local d=$tree/arch/x86/kvm c
+	c=$(printf '%s\n' '// SPDX-License-Identifier: GPL-2.0' \
+		'/* Written by mmubench'\''s ci/kernel/build.sh: the series of this kvm.ko. */' \
+		'#include <linux/module.h>' "MODULE_VERSION(\"mmub-$1\");")
+	[[ ! -e $d/Kbuild || -f $d/.mmubench-kbuild ]] ||
+		die "arch/x86/kvm/Kbuild exists in $src_desc: mmubench cannot name the module's series beside it"
+	printf '%s\n' '# Written by ci/kernel/build.sh: KVM'\''s Makefile and the series'\''s name.' \
+		'include $(src)/Makefile' 'kvm-y += mmubench_id.o' >"$d/Kbuild"
+	: >"$d/.mmubench-kbuild"
+	[[ -f $d/mmubench_id.c && $(<"$d/mmubench_id.c") == "$c" ]] ||
+		printf '%s\n' "$c" >"$d/mmubench_id.c"
+}
+
+modules_compile() {
+	mmake -j"$(nproc)" M="$tree/arch/x86/kvm" CONFIG_KVM_INTEL= modules
+}
+
+# build/mmubench-modules: the image's modules (decompressed: busybox's
+# insmod reads plain ELF), then ours, and the order to load them in.
+modules_bundle() {
+	local out=$tree/build/mmubench-modules tmp p n
+	tmp=$(mktemp -d "$out.XXXXXX")
+	chmod 755 "$tmp"
+	while IFS= read -r p; do
+		n=${p##*/}
+		case $n in
+		*.ko.xz) xz -dc "$deb_modules/$p" >"$tmp/${n%.xz}"; n=${n%.xz} ;;
+		*.ko.zst) zstd -qdc "$deb_modules/$p" >"$tmp/${n%.zst}"; n=${n%.zst} ;;
+		*.ko) cp "$deb_modules/$p" "$tmp/$n" ;;
+		*) die "Debian's module $p: not a .ko, .ko.xz or .ko.zst" ;;
+		esac
+		echo "$n" >>"$tmp/load"
+	done < <(debian_closure irqbypass virtio_pci virtio_blk)
+	for n in kvm.ko kvm-amd.ko; do
+		strip --strip-debug -o "$tmp/$n" "$tree/arch/x86/kvm/$n"
+		echo "$n" >>"$tmp/load"
+	done
+	echo "$deb_release" >"$tmp/release"
+	rm -rf "$out"
+	mv "$tmp" "$out"
+	mkdir -p "$tree/build/arch/x86/boot"
+	ln -f "$deb_image" "$tree/build/$image" 2>/dev/null ||
+		cp "$deb_image" "$tree/build/$image"
+}
+
+build_modules_original() {
+	tree=$orig_trees/original-$arch
+	local key; key=$(key_of original)
+	if [[ -f $tree/build/$image && $(cat "$tree/build/.mmubench-key" 2>/dev/null) == "$key" ]]; then
+		note "cache hit: $tree/build/$image"
+		return
+	fi
+	# Objects of another build lie in the tree itself: start afresh.
+	[[ ! -e $tree ]] || timed "remove old tree" rm -rf "$tree"
+	timed "cp -al source" cp -al "$src" "$tree"
+	echo "$src_id" >"$tree/.mmubench-src"
+	mkdir -p "$tree/build"
+	timed configure modules_configure
+	verify_config
+	timed "modules_prepare" mmake -j"$(nproc)" modules_prepare
+	cp "$deb_symvers" "$tree/build/Module.symvers"
+	modules_id original
+	timed "make kvm modules" modules_compile
+	timed "bundle" modules_bundle
+	echo "$key" >"$tree/build/.mmubench-key"
+}
+
+# KVM's objects of the original, into a series' tree: the files of those
+# folders that are not the source's (a hard link's count is above 1),
+# with the original tree's path in them made the series', mtimes kept,
+# so that kbuild rebuilds only what the patches touched.
+modules_seed_objects() { # ORIGINAL-TREE
+	local from=$1 f t
+	(cd "$from" && find arch/x86/kvm virt/kvm -type f -links 1 \
+		! -name Kbuild ! -name mmubench_id.c ! -name .mmubench-kbuild -print0) |
+	(cd "$from" && xargs -0 -r cp -a --parents -t "$tree")
+	(cd "$tree" && grep -rlIZ -F "$from/" arch/x86/kvm virt/kvm || true) |
+	while IFS= read -r -d '' f; do
+		t=$(stat -c %y "$tree/$f")
+		sed -i "s|$from/|$tree/|g" "$tree/$f"
+		touch -d "$t" "$tree/$f"
+	done
+}
+
+build_modules_series() {
+	local orig=$tree
+	tree=$trees/$series-$arch
+	local key; key=$(key_of "$series")
+	if [[ -f $tree/build/$image && $(cat "$tree/build/.mmubench-key" 2>/dev/null) == "$key" ]]; then
+		note "cache hit: $tree/build/$image"
+		return
+	fi
+	[[ ! -e $tree ]] || timed "remove old tree" rm -rf "$tree"
+	timed "cp -al source" cp -al "$src" "$tree"
+	timed "apply ${#patches[@]} patches" apply_patches
+	timed "seed build dir" seed "$orig/build"
+	timed "seed kvm objects" modules_seed_objects "$orig"
+	rm -f "$tree/build/.mmubench-key" "$tree/build/build.log"
+	modules_id "$series"
+	timed "make kvm modules" modules_compile
+	timed "bundle" modules_bundle
+	echo "$key" >"$tree/build/.mmubench-key"
+}
