@@ -89,7 +89,7 @@ HOST_SRCS := $(wildcard host/*.c host/util/*.c host/vmm/*.c \
 HOST_OBJS := $(HOST_SRCS:%.c=$(HOST_OUT)/obj/host/%.o)
 HOST_BIN := $(HOST_OUT)/mmubench
 
-.PHONY: all host guest newlib deps fetch-arm64 run run-nested peer test bench kernel clean \
+.PHONY: all host guest newlib deps fetch-arm64 run run-nested peer test check bench kernel clean \
 	help unit \
 	efi run-efi
 all: host guest $(if $(filter 1,$(EFI)),efi)
@@ -179,6 +179,12 @@ peer:
 test:
 	$(Q)test/run.sh
 
+# The edit loop: the tests that need no kernel built or booted (unit, bad
+# input, JSON, compare, report, manifest, docs; direct KVM where there is
+# one); the others skip, saying so.
+check:
+	$(Q)test/run.sh --check
+
 # Figures about mmubench itself, measured in one run (not tests): boot,
 # guest/host loop ratio, guest exits, dirty-log user-space share of the
 # harvest, the invalidator's overhead around madvise; boot at 1 GiB with
@@ -233,7 +239,8 @@ help:
 	@echo "  peer     the kernel's dirty_log_perf_test beside mmubench dirty-log,"
 	@echo "           one nested boot, compared (VCPUS=2 MEM=$(MEM) PEER_ARGS=...)"
 	@echo "  bench    figures about mmubench itself (not a test)"
-	@echo "  test     the bats suites (host built with ASan/UBSan)"
+	@echo "  test     the bats suites (host built with ASan/UBSan), nested kernels built first"
+	@echo "  check    the tests that need no kernel (the edit loop; the others skip)"
 	@echo "  kernel   build the nested test kernel [BASE=6.1|6.12] [PATCHES=<series>]"
 	@echo "  clean    remove objects (keeps newlib and kernel caches)"
 	@echo "  SANITIZE=1 builds the host with ASan/UBSan into $(O)/san/"

@@ -174,5 +174,10 @@ good_doc() {
 	run --separate-stderr "$ROOT/test/run.sh" test/unit.bats nope.bats
 	assert_failure 2
 	assert_output ''
-	assert_equal "$stderr" "test/run.sh: nope.bats: not a bats file of this repository (test/run.sh [FILE.bats...])"
+	assert_equal "$stderr" "test/run.sh: nope.bats: not a bats file of this repository (test/run.sh [--check] [FILE.bats...])"
+	# make check builds no kernel: the file that does is refused.
+	run --separate-stderr "$ROOT/test/run.sh" --check test/kernels.bats
+	assert_failure 2
+	assert_output ''
+	assert_equal "$stderr" "test/run.sh: --check builds no kernel: test/kernels.bats is make test's"
 }

@@ -104,7 +104,7 @@ night() {
 		assert_json "$e/result.json" '.scenario == "zap" and (.results.runs | length) == 5'
 		assert_json "$e/meta.json" '.kernel == "original" and .arch == "x86_64" and
 			.experiment == "zap" and
-			(.release | test("^6\\.1\\.[0-9]+-mmub-original$")) and .runs == 5'
+			(.release | test("^6\\.1\\.0-[0-9]+-cloud-amd64 kvm mmub-original$")) and .runs == 5'
 	done
 	assert_json "$s/x86_64/original/zap/$NIGHT2-$commit/meta.json" \
 		".source == [\"$BATS_TEST_TMPDIR/n2/original/zap.json\"]"

@@ -417,7 +417,7 @@ ab_run() { # SERIES
 		(.rows[] | select(.metric == "zap_total_ms") | .row == "same4" and
 		 (.sides | length == 3) and .vs[1].label == "'"$c"'")'
 	run cat "$out/compare.txt"
-	assert_line "  C = $c: $out/C.json, 1 run, kernel 6.1.192-mmub-$c, MMU tdp_mmu"
+	assert_line --regexp "^  C = $c: ${out//./\\.}/C\\.json, 1 run, kernel 6\\.1\\.0-[0-9]+-cloud-amd64 \\+ kvm mmub-$c, MMU tdp_mmu\$"
 	assert_line --regexp '^  same4 +1 +1 +1 '
 	run cat "$out/time.txt"
 	assert_line --regexp '^  runs C \('"$c"'\) +[0-9.]+  \(1 boot, '

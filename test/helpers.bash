@@ -6,7 +6,8 @@ bats_load_library bats-support
 bats_load_library bats-assert
 bats_load_library bats-file
 
-ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+# The repository, from this file (test/nightly/ loads it too).
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 : "${O:=$ROOT/build}"
 : "${ARCH:=$(uname -m | sed -e 's/aarch64/arm64/')}"
 # The tests use the ASan/UBSan build of the harness.
@@ -42,16 +43,26 @@ if [[ -z ${MMUB_NESTED:-} ]]; then
 	fi
 fi
 
-# require_kvm: some KVM, here or nested.  Its absence is a failure: a
-# suite that skips every KVM test proves nothing.
+# MMUB_TIER=check (make check, test/run.sh --check): the edit loop, which
+# builds no kernel and boots none; a test that needs a nested kernel
+# skips there, saying so, and runs in make test.  Everywhere else the
+# absence of KVM is a failure: a suite that skips every KVM test proves
+# nothing.
+: "${MMUB_TIER:=test}"
+CHECK_SKIP="make check boots no nested kernel: make test runs this"
+
+# require_kvm: some KVM, here or nested.
 require_kvm() {
-	[[ $MMUB_DIRECT == 1 || $MMUB_NESTED == 1 ]] ||
-		fail "no KVM for the test: $MMUB_DIRECT; $MMUB_NESTED"
+	[[ $MMUB_DIRECT == 1 || $MMUB_NESTED == 1 ]] && return
+	[[ $MMUB_TIER != check ]] || skip "$CHECK_SKIP"
+	fail "no KVM for the test: $MMUB_DIRECT; $MMUB_NESTED"
 }
 
 # require_nested: the nested kernels (TDP MMU, stage 2, the series).
 require_nested() {
-	[[ $MMUB_NESTED == 1 ]] || fail "nested KVM unavailable: $MMUB_NESTED"
+	[[ $MMUB_NESTED == 1 ]] && return
+	[[ $MMUB_TIER != check ]] || skip "$CHECK_SKIP"
+	fail "nested KVM unavailable: $MMUB_NESTED"
 }
 
 # refused EXPECTED-LINE ARGS...: mmubench ARGS is bad input, one line
@@ -89,24 +100,38 @@ require_series() {
 # commit) and patches/6.12/SERIES (its second), committed from the index
 # only: the work tree is a hard-linked copy of the cache's pristine
 # source and is never written.  The --kernel-src tests' user tree.
+# Only the blobs mmubench reads are written: the top Makefile (the
+# version) and the files the series changes (git apply, git diff); the
+# others are in the index by their ids alone (update-index --info-only),
+# which is what makes the tree's id Debian's.  Writing all 80,000 took
+# a minute here, the ids alone 10 s.
 kernel_repo() {
-	local src=$CACHE/kernel/src/linux-6.12 p
+	local src=$CACHE/kernel/src/linux-6.12 p f c
 	local id=(-c user.name=mmubench -c user.email=mmubench@invalid)
 	[[ -f $src/Makefile ]] || fail "no unpacked 6.12 source at $src (test/kernels.bats unpacks it)"
 	cp -al "$src" "$1"
 	git -C "$1" init -q
-	git -C "$1" -c core.looseCompression=0 add -A -f
-	git -C "$1" "${id[@]}" commit -q -m "linux-source-6.12"
+	(cd "$1" && find . \( -type f -o -type l \) ! -path './.git/*' -printf '%P\0' |
+		git update-index --add --info-only -z --stdin)
+	for f in Makefile $(cat "$ROOT/patches/6.12/$2"/*.patch |
+			sed -n 's|^--- a/\([^[:space:]]*\).*|\1|p' | sort -u); do
+		git -C "$1" hash-object -w -- "$f" >/dev/null
+	done
+	# Plumbing: git commit will not build a tree of missing blobs.
+	c=$(git -C "$1" "${id[@]}" commit-tree -m "linux-source-6.12" \
+		"$(git -C "$1" write-tree --missing-ok)")
 	for p in "$ROOT/patches/6.12/$2"/*.patch; do
 		git -C "$1" apply --cached "$p"
 	done
-	git -C "$1" "${id[@]}" commit -q -m "$2, ported to 6.12"
+	c=$(git -C "$1" "${id[@]}" commit-tree -p "$c" -m "$2, ported to 6.12" \
+		"$(git -C "$1" write-tree --missing-ok)")
+	git -C "$1" update-ref HEAD "$c"
 }
 
 # ---- running mmubench on KVM -----------------------------------------
 #
 # mmub [--nested] [--arch A] [--base B] [--series S] [--append KARGS] [--mem SIZE]
-#      [--sh SCRIPT | SCENARIO OPTIONS...]
+#      [--timeout SEC] [--sh SCRIPT | SCENARIO OPTIONS...]
 #
 # Through bats' run: $status and $output.  Without --nested it runs
 # where kvm_mode says; --base, --series, --append and --mem imply --nested.
@@ -128,6 +153,7 @@ mmub() {
 		--nested) mode=nested; shift ;;
 		--arch) arch=$2; shift 2 ;;
 		--base|--series|--append|--mem) mode=nested kvm+=("$1" "$2"); shift 2 ;;
+		--timeout) kvm+=("$1" "$2"); shift 2 ;;
 		--sh) kvm+=(--sh "$2"); shift 2 ;;
 		*) break ;;
 		esac
@@ -145,6 +171,110 @@ mmub() {
 		why=$(nested_infra_failure <<<"$output") || break
 		echo "# retried: nested-infra: $why" >&3
 	done
+}
+
+# ---- one boot for several tests --------------------------------------
+#
+# A nested boot costs 5 to 10 s before its first run starts.  A file
+# whose tests boot the same kernel boots it once, in setup_file, with
+# the runs of all its tests in one --sh script (ONE_SH's "one TAG ..."
+# lines, each TAG once in the file), and each test reads that boot's
+# output as if it had made the runs itself:
+#
+#   setup_file() {
+#	batch_add NAME [mmub options] -- SCRIPT	# one a group of runs
+#	...
+#	batch_boots				# each kernel booted once
+#   }
+#   @test "..." { batch NAME; assert_line "RESULT tag rc=0"; ... }
+#
+# Groups that land on the same kernel share its boot: without a usable
+# /dev/kvm, "some KVM" is the nested 6.1 x86_64 kernel too.  batch_boots
+# boots nothing in make check, nor a kernel that is not built; batch then
+# skips or fails as require_nested would.  A script ends in ":" so that
+# the boot's status is its own (a test's runs say theirs on RESULT lines).
+BATCH_NAMES=() BATCH_KEYS=() BATCH_ARGS=() BATCH_SCRIPTS=()
+
+batch_add() { # NAME [MMUB-OPTIONS...] -- SCRIPT
+	local name=$1 opts=() nested=0 arch=$ARCH base=6.1 series=original key
+	local more=''
+	shift
+	while (($#)) && [[ $1 != -- ]]; do
+		case $1 in
+		--nested) nested=1 opts+=("$1") ;;
+		--arch) arch=$2 opts+=("$1" "$2"); shift ;;
+		--base) nested=1 base=$2 opts+=("$1" "$2"); shift ;;
+		--series) nested=1 series=$2 opts+=("$1" "$2"); shift ;;
+		--append|--mem) nested=1 more+=" $1=$2" opts+=("$1" "$2"); shift ;;
+		# A boot's limit (ci/nested/run.sh's, 600 s unless given).
+		--timeout) opts+=("$1" "$2"); shift ;;
+		*) echo "batch_add $name: $1: not an option of mmub" >&2; return 1 ;;
+		esac
+		shift
+	done
+	[[ ${1:-} == -- && $# == 2 ]] || { echo "batch_add $name: -- SCRIPT expected" >&2; return 1; }
+	[[ $arch == "$(uname -m | sed -e 's/aarch64/arm64/')" ]] || nested=1
+	[[ $MMUB_DIRECT == 1 ]] || nested=1
+	key=direct
+	((!nested)) || key="nested $arch $base $series$more"
+	BATCH_NAMES+=("$name") BATCH_KEYS+=("$key")
+	BATCH_ARGS+=("$(printf '%q ' --arch "$arch" "${opts[@]}")") BATCH_SCRIPTS+=("$2")
+}
+
+batch_boots() {
+	local i j key script args t0
+	local -A done_=()
+	for i in "${!BATCH_KEYS[@]}"; do
+		key=${BATCH_KEYS[i]}
+		[[ -z ${done_[$key]+x} ]] || continue
+		done_[$key]=1
+		[[ $key == direct || $MMUB_NESTED == 1 ]] || continue
+		[[ $MMUB_TIER != check || $key == direct ]] || continue
+		script=$ONE_SH
+		for j in "${!BATCH_KEYS[@]}"; do
+			[[ ${BATCH_KEYS[j]} == "$key" ]] || continue
+			script+=$'\n'"${BATCH_SCRIPTS[j]}"
+		done
+		t0=$EPOCHREALTIME
+		eval "args=(${BATCH_ARGS[i]})"
+		# shellcheck disable=SC2154 # args, set by eval
+		mmub "${args[@]}" --sh "$script"$'\n:'
+		printf '# one boot (%s): %.0f s\n' "$key" "$(echo "$EPOCHREALTIME - $t0" | bc)" >&3
+		for j in "${!BATCH_KEYS[@]}"; do
+			[[ ${BATCH_KEYS[j]} == "$key" ]] || continue
+			printf '%s\n' "$output" >"$BATS_FILE_TMPDIR/batch-${BATCH_NAMES[j]}.out"
+			echo "$status" >"$BATS_FILE_TMPDIR/batch-${BATCH_NAMES[j]}.status"
+		done
+	done
+}
+
+# batch NAME: status, output and lines of the boot that ran NAME's runs.
+batch() { # NAME
+	local f=$BATS_FILE_TMPDIR/batch-$1
+	if [[ ! -f $f.status ]]; then
+		require_nested
+		fail "batch $1: its boot did not run (a kernel not built? test/kernels.bats)"
+		return
+	fi
+	status=$(<"$f.status")
+	output=$(<"$f.out")
+	batch_output=$output
+	# As bats' run splits them: empty lines dropped.
+	IFS=$'\n' read -d '' -r -a lines <<<"$output" || true
+}
+
+# batch_run NAME TAG: status, output and lines of the run TAG of NAME's
+# boot (an "oneo TAG ..." line), as `run` would have left them for that
+# run alone; its document is result_json TAG's.
+batch_run() { # NAME TAG
+	local rc
+	batch "$1" || return
+	rc=$(sed -n "s/^RESULT $2 rc=\([0-9]*\)\$/\1/p" <<<"$output")
+	[[ $rc ]] || { fail "no run $2 in $1's boot: ${output:0:3000}"; return; }
+	output=$(result_lines "$2" | grep -v "^JSON $2 ")
+	status=$rc
+	# As bats' run splits them: empty lines dropped.
+	IFS=$'\n' read -d '' -r -a lines <<<"$output" || true
 }
 
 # ---- the retry rule ------------------------------------------------------
@@ -252,7 +382,7 @@ assert_drop_caught() {
 	local out gfn how="a bit of KVM_GET_DIRTY_LOG's bitmap"
 	assert_line "RESULT $1 rc=1"
 	out=$(result_lines "$1")
-	[[ $1 != ring* ]] || how="a ring entry, reset unread"
+	[[ $1 != *ring* ]] || how="a ring entry, reset unread"
 	gfn=$(grep -oE "dropped slot 1 gfn 0x[0-9a-f]+ from harvest $2 on purpose \($how\)" <<<"$out" |
 		grep -oE '0x[0-9a-f]+') || fail "$1: no drop in harvest $2: $out"
 	grep -qE "${3//GFN/$gfn}" <<<"$out" ||
@@ -265,7 +395,8 @@ assert_drop_caught() {
 # Every script prints such lines only for a run that exited 0.
 result_json() {
 	local line
-	line=$(grep -m1 "^JSON $1 " <<<"$output") ||
+	# After batch_run, the boot's output has the run's document.
+	line=$(grep -m1 "^JSON $1 " <<<"$output" || grep -m1 "^JSON $1 " <<<"${batch_output:-}") ||
 		fail "no JSON line for $1 in the output (the run failed?)" || return
 	printf '%s\n' "${line#JSON "$1" }"
 }
@@ -286,6 +417,20 @@ one() {
 	else
 		grep "^mmubench" "$tag.out"
 	fi
+	return $rc
+}
+# oneo TAG ARGS...: as one, then the run'"'"'s whole output (stdout and
+# stderr), for a test that reads its text (batch_run).
+oneo() {
+	tag=$1
+	shift
+	mmubench "$@" --json "$tag.json" >"$tag.out" 2>&1
+	rc=$?
+	echo "RESULT $tag rc=$rc"
+	if [ $rc = 0 ] && [ -s "$tag.json" ]; then
+		echo "JSON $tag $(tr -d "\n" <"$tag.json")"
+	fi
+	cat "$tag.out"
 	return $rc
 }
 '

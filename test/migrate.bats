@@ -5,72 +5,18 @@
 load helpers
 
 MODES="get clear clear-init-set ring ring-acq-rel"
+SERIES=arm64-dirty-log-init-set-valid-entries
 
-# A quarter of 2 x 16 MiB is written, all the time: 2048 of 8192 pages.
-@test "migration with concurrent writes in every dirty-log mode: the destination is equal" {
-	require_kvm
+# drop_sh MODES: the last harvest (3: --max-rounds 2 stops after harvest
+# 2) loses one page that a vCPU wrote once after its last send and never
+# again (a sentinel of the last window, its earlier writes all sent:
+# migrate/source.c).
+drop_sh() { # MODES
 	local m
-	mmub --sh "$ONE_SH"'
-for m in '"$MODES"'; do
-	one $m migrate -v 2 -b 16m --fraction 0.25 --mode $m --bandwidth 256m
-done'
-	assert_success
-	for m in $MODES; do
-		assert_line "RESULT $m rc=0"
-		# Every page checked, none differs; round 1 sent every page,
-		# the untouched ones as zero markers; later rounds the written.
-		result_json "$m" | assert_json - '.results.runs[0].migrate |
-			.verified == 8192 and .mismatches == 0 and .rounds >= 2 and
-			.zero_pages >= 6144 and .pages_sent > 8192 and
-			.downtime_ms > 0 and .total_ms >= .downtime_ms and
-			.bytes > 2048 * 4096 and .bytes < .pages_sent * 4200'
-	done
-	# Only init-set's first harvest decides round 1: every page on
-	# these kernels (the arm64 series: only the mapped ones).
-	result_json clear-init-set | assert_json - '.results.runs[0].migrate.first_harvest == 8192'
-}
-
-@test "a page the source never sends is caught, naming slot, gfn and round" {
-	require_kvm
-	mmub migrate -v 2 -b 16m --fraction 0.25 --debug-skip-page 5
-	assert_failure
-	assert_output --regexp "migrate: slot 1 gfn 0x[0-9a-f]*5 differs at the destination from byte 0 on \(0x[0-9a-f]+ here, 0x0 there; never sent\)"
-	assert_output --partial "migrate: 1 of 8192 pages differ at the destination"
-}
-
-# migrate_drop MODES [mmub options]: the last harvest (3: --max-rounds 2
-# stops after harvest 2) loses one page that a vCPU wrote once after its
-# last send and never again (a sentinel of the last window, its earlier
-# writes all sent: migrate/source.c).  The destination must then differ
-# there, and the run fail naming it, in every mode.
-migrate_drop() {
-	local modes=$1 m
-	shift
-	mmub "$@" --sh "$ONE_SH"'
-for m in '"$modes"'; do
-	one $m migrate -v 2 -b 4m --mode $m --max-rounds 2 --downtime-ms 1 --bandwidth 16m --debug-drop-dirty 3
-done
-:'
-	for m in $modes; do
-		assert_drop_caught "$m" 3 \
-			"migrate: slot 1 gfn GFN differs at the destination from byte 0 on \(0x[0-9a-f]+ here, 0x[0-9a-f]+ there; last sent in round [12]\)" \
-			"migrate: 1 of 2048 pages differ at the destination"
+	for m in $1; do
+		echo "one drop-$m migrate -v 2 -b 4m --mode $m --max-rounds 2 --downtime-ms 1 --bandwidth 16m --debug-drop-dirty 3"
 	done
 }
-
-@test "a page written once after its last send, its report lost: the destination differs there, every mode, nested TDP MMU" {
-	require_nested
-	migrate_drop "$MODES" --nested
-}
-
-@test "arm64: a page written once after its last send, its report lost: the destination differs there (6.1; ring on 6.12)" {
-	require_series original arm64 6.1
-	require_series original arm64 6.12
-	migrate_drop "get clear clear-init-set" --arch arm64 --base 6.1
-	migrate_drop ring-acq-rel --arch arm64 --base 6.12
-}
-
-# ---- post-copy ------------------------------------------------------------
 
 # 2 vCPUs x 8 MiB (4096 pages), half of them written all the time.
 # pc1: one pre-copy round, then post-copy at 64 MiB/s, so that the
@@ -80,12 +26,105 @@ done
 # once after its last send lost in the switch's harvest (3: the first,
 # one per round, the switch's), so the destination's pre-copied page is
 # stale.
-PC_SH="$ONE_SH"'
+PC_SH='
 one pc1 migrate -v 2 -b 8m --fraction 0.5 --postcopy 1 --bandwidth 64m
 one pc0shm migrate -v 2 -b 8m --fraction 0.5 --postcopy 0 -s shmem
 one pcskip migrate -v 2 -b 8m --postcopy 0 --debug-skip-page 5
-one pcdrop migrate -v 2 -b 4m --postcopy 2 --bandwidth 16m --debug-drop-dirty 3
-:'
+one pcdrop migrate -v 2 -b 4m --postcopy 2 --bandwidth 16m --debug-drop-dirty 3'
+
+# The series' doubt (below): every page written, mappings dropped by an
+# mprotect round trip or not, then the working set writes.
+doubt_sh() { # PREFIX
+	local inv
+	for inv in mprotect none; do
+		echo "one $1$inv migrate -v 2 -b 8m --fraction 0.25 --invalidate $inv"
+	done
+}
+
+# The runs of every KVM test, one boot a kernel (batch_add).  The
+# receiver of "migrate --to" listens on a free port on the loopback,
+# which the nested kernel boots with down.
+setup_file() {
+	batch_add kvm -- '
+for m in '"$MODES"'; do
+	one m-$m migrate -v 2 -b 16m --fraction 0.25 --mode $m --bandwidth 256m
+done
+oneo skip migrate -v 2 -b 16m --fraction 0.25 --debug-skip-page 5
+oneo t migrate -v 2 -b 4m --fraction 0.25 --table
+bin=${MMUB_BIN:-/root/mmubench}
+ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up 2>/dev/null
+$bin migrate-receive --listen 0 >rx.out 2>&1 &
+rx=$!
+i=0
+while ! grep -q "^listening on" rx.out && [ $i -lt 30 ]; do sleep 1; i=$((i + 1)); done
+port=$(sed -n "s/^listening on //p" rx.out)
+one tcp migrate -v 2 -b 16m --fraction 0.25 --to 127.0.0.1:$port
+wait $rx
+echo "RECEIVER rc=$?"'
+	batch_add x86-61 --nested -- "$(drop_sh "$MODES")
+$PC_SH"
+	batch_add a64-61 --arch arm64 --base 6.1 -- "$(drop_sh "get clear clear-init-set")
+$PC_SH
+$(doubt_sh orig-)"
+	batch_add a64-612 --arch arm64 --base 6.12 -- "$(drop_sh ring-acq-rel)"
+	batch_add a64-61-series --arch arm64 --base 6.1 --series "$SERIES" -- "$(doubt_sh ser-)"
+	batch_boots
+}
+
+# A quarter of 2 x 16 MiB is written, all the time: 2048 of 8192 pages.
+@test "migration with concurrent writes in every dirty-log mode: the destination is equal" {
+	require_kvm
+	local m
+	batch kvm
+	assert_success
+	for m in $MODES; do
+		assert_line "RESULT m-$m rc=0"
+		# Every page checked, none differs; round 1 sent every page,
+		# the untouched ones as zero markers; later rounds the written.
+		result_json "m-$m" | assert_json - '.results.runs[0].migrate |
+			.verified == 8192 and .mismatches == 0 and .rounds >= 2 and
+			.zero_pages >= 6144 and .pages_sent > 8192 and
+			.downtime_ms > 0 and .total_ms >= .downtime_ms and
+			.bytes > 2048 * 4096 and .bytes < .pages_sent * 4200'
+	done
+	# Only init-set's first harvest decides round 1: every page on
+	# these kernels (the arm64 series: only the mapped ones).
+	result_json m-clear-init-set | assert_json - '.results.runs[0].migrate.first_harvest == 8192'
+}
+
+@test "a page the source never sends is caught, naming slot, gfn and round" {
+	require_kvm
+	batch_run kvm skip
+	assert_failure
+	assert_output --regexp "migrate: slot 1 gfn 0x[0-9a-f]*5 differs at the destination from byte 0 on \(0x[0-9a-f]+ here, 0x0 there; never sent\)"
+	assert_output --partial "migrate: 1 of 8192 pages differ at the destination"
+}
+
+# migrate_drop BATCH MODES: each mode's run of drop_sh failed: the
+# destination differs at the page whose report was lost, named.
+migrate_drop() {
+	local m
+	batch "$1"
+	for m in $2; do
+		assert_drop_caught "drop-$m" 3 \
+			"migrate: slot 1 gfn GFN differs at the destination from byte 0 on \(0x[0-9a-f]+ here, 0x[0-9a-f]+ there; last sent in round [12]\)" \
+			"migrate: 1 of 2048 pages differ at the destination"
+	done
+}
+
+@test "a page written once after its last send, its report lost: the destination differs there, every mode, nested TDP MMU" {
+	require_nested
+	migrate_drop x86-61 "$MODES"
+}
+
+@test "arm64: a page written once after its last send, its report lost: the destination differs there (6.1; ring on 6.12)" {
+	require_series original arm64 6.1
+	require_series original arm64 6.12
+	migrate_drop a64-61 "get clear clear-init-set"
+	migrate_drop a64-612 ring-acq-rel
+}
+
+# ---- post-copy ------------------------------------------------------------
 
 # assert_postcopy TAG ROUNDS: run TAG passed after ROUNDS pre-copy
 # rounds; every page the destination lacked arrived once, checked,
@@ -100,11 +139,12 @@ assert_postcopy() {
 		 $p.faults >= $p.pulled and $p.postcopy_ms > 0 and
 		 $p.bytes >= $p.pages * 4096 and
 		 ([.phases[] | select(.name == "postcopy") |
-		   .vcpus[].latency_ns.p99 > 0] | length == 2 and all))' 		--argjson r "$2"
+		   .vcpus[].latency_ns.p99 > 0] | length == 2 and all))' \
+		--argjson r "$2"
 }
 
-postcopy_on() { # mmub options
-	mmub "$@" --sh "$PC_SH"
+postcopy_on() { # BATCH
+	batch "$1"
 	assert_postcopy pc1 1
 	# The vCPUs outran the 64 MiB/s push: some pages came on their faults.
 	result_json pc1 | assert_json - '.results.runs[0].migrate.postcopy |
@@ -123,12 +163,12 @@ postcopy_on() { # mmub options
 
 @test "post-copy: the vCPUs run at the destination while it pulls and is pushed the pages it lacks, each checked; a page never sent, a lost report, named (nested TDP MMU)" {
 	require_nested
-	postcopy_on --nested
+	postcopy_on x86-61
 }
 
 @test "arm64 post-copy: pulled and pushed pages checked; a page never sent, a lost report, named (6.1)" {
 	require_series original arm64 6.1
-	postcopy_on --arch arm64 --base 6.1
+	postcopy_on a64-61
 }
 
 # Seed 000's rows: one migration per page size.  Each row migrates, or
@@ -136,10 +176,8 @@ postcopy_on() { # mmub options
 # dropped, and 4K always runs.
 @test "--table: a migration per page size, 4K 2M 1G, each checked or n/a with its reason" {
 	require_kvm
-	mmub --sh "$ONE_SH"'one t migrate -v 2 -b 4m --fraction 0.25 --table
-cat t.out'
+	batch_run kvm t
 	assert_success
-	assert_line "RESULT t rc=0"
 	assert_line --regexp "^  page +total_ms +rounds +pages_sent +zero_pages +wire_mib +downtime_ms +zero_check_ms$"
 	assert_line --regexp "^  4K +[0-9.]+ +[0-9]+ +[0-9]+ +1536 +"
 	assert_line --regexp "^  2M +([0-9.]+ +[0-9]+ +[0-9]+ +1536 +|n/a: .+)"
@@ -177,21 +215,10 @@ cat t.out'
 	echo "# the KVM path's line: ${kvm:-not checked: $MMUB_DIRECT}" >&3
 }
 
-# The receiver listens on a free port on the loopback; migrate --to it.
+# The receiver listens on a free port on the loopback (setup_file).
 @test "migration over TCP to migrate-receive --listen" {
 	require_kvm
-	mmub --sh "$ONE_SH"'
-bin=${MMUB_BIN:-/root/mmubench}
-# The nested kernel boots with the loopback down.
-ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up 2>/dev/null
-$bin migrate-receive --listen 0 >rx.out 2>&1 &
-rx=$!
-i=0
-while ! grep -q "^listening on" rx.out && [ $i -lt 30 ]; do sleep 1; i=$((i + 1)); done
-port=$(sed -n "s/^listening on //p" rx.out)
-one tcp migrate -v 2 -b 16m --fraction 0.25 --to 127.0.0.1:$port
-wait $rx
-echo "RECEIVER rc=$?"'
+	batch kvm
 	assert_success
 	assert_line "RESULT tcp rc=0"
 	assert_line "RECEIVER rc=0"
@@ -355,8 +382,6 @@ qemu_migrate_checks() { # JSON ARCH
 
 # ---- seed 000 on the nested arm64 kernels ----------------------------
 
-SERIES=arm64-dirty-log-init-set-valid-entries
-
 # The seed's gain: with the series, KVM_DIRTY_LOG_INITIALLY_SET's first
 # harvest is the mapped pages only, so round 1 zero-checks and sends a
 # quarter of the memory instead of all of it.  Through tools/ab.sh.
@@ -390,23 +415,20 @@ SERIES=arm64-dirty-log-init-set-valid-entries
 @test "the series' doubt: after an mprotect round trip the patched first harvest loses the unmapped history" {
 	require_series original arm64
 	require_series "$SERIES" arm64
-	local k sh='
-for inv in mprotect none; do
-	one $inv migrate -v 2 -b 8m --fraction 0.25 --invalidate $inv
-done'
+	local k p
 	for k in original "$SERIES"; do
-		mmub --arch arm64 --series "$k" --sh "$ONE_SH$sh"
+		if [[ $k == original ]]; then batch a64-61; p=orig-; else batch a64-61-series; p=ser-; fi
 		assert_success
-		assert_line "RESULT none rc=0"
-		result_json none | assert_json - '.results.runs[0].migrate |
+		assert_line "RESULT ${p}none rc=0"
+		result_json "${p}none" | assert_json - '.results.runs[0].migrate |
 			.first_harvest == 4096 and .mismatches == 0'
 		if [[ $k == original ]]; then
-			assert_line "RESULT mprotect rc=0"
-			result_json mprotect | assert_json - '.results.runs[0].migrate |
+			assert_line "RESULT ${p}mprotect rc=0"
+			result_json "${p}mprotect" | assert_json - '.results.runs[0].migrate |
 				.first_harvest == 4096 and .mismatches == 0 and
 				.verified == 4096'
 		else
-			assert_line "RESULT mprotect rc=1"
+			assert_line "RESULT ${p}mprotect rc=1"
 			assert_line --regexp "^mmubench: migrate: slot 1 gfn 0x[0-9a-f]+ differs at the destination from byte 0 on \(0x[0-9a-f]+ here, 0x0 there; never sent\)$"
 			assert_line --regexp "^mmubench: migrate: 3072 of 4096 pages differ at the destination \(the first harvest reported [0-9]+ dirty\)$"
 		fi

@@ -57,14 +57,13 @@ NX_ARGS="nx-recovery -v 2 -b 16m -x 4 --reserve-hugepages --recovery-period 500"
 	done
 }
 
-# nx_sh SCRIPT [SERIES [BASE]]: a --sh script in the nested kernel
-# (original, or SERIES, of BASE: 6.1 by default) booted with
-# kvm.nx_huge_pages=force.  Always nested: this
-# machine's KVM parameters are not the test's to flip (and are read-only
-# on these cloud machines).
-nx_sh() {
-	mmub --append kvm.nx_huge_pages=force --base "${3:-6.1}" ${2:+--series "$2"} \
-		--sh "$ONE_SH$1"
+# nx_add BATCH SERIES BASE SCRIPT: the nested kernel (original, or
+# SERIES, of BASE) booted with kvm.nx_huge_pages=force runs SCRIPT.
+# Always nested: this machine's KVM parameters are not the test's to
+# flip (and are read-only on these cloud machines).  Each kernel boots
+# once, for every test's runs (setup_file, at the end of this file).
+nx_add() {
+	batch_add "$1" --append kvm.nx_huge_pages=force --base "$3" --series "$2" -- "$4"
 }
 
 # splits TAG: nx_lpage_splits after the populate pass of that run.
@@ -75,9 +74,7 @@ splits() {
 @test "--exec on KVM with nx_huge_pages=force splits every executed huge page" {
 	require_nested
 	[[ $ARCH == x86_64 ]] || skip "NX huge pages are an x86 mitigation"
-	nx_sh '
-one touch touch -v 1 -b 16m -s anonymous_hugetlb_2mb --reserve-hugepages --guest-page 2m --touch 2m -i 0
-one exec touch --exec -v 1 -b 16m -s anonymous_hugetlb_2mb --reserve-hugepages --guest-page 2m --touch 2m -i 0'
+	batch 6.1-original
 	assert_success
 	assert_line "RESULT touch rc=0"
 	assert_line "RESULT exec rc=0"
@@ -136,7 +133,7 @@ KEPT='.splits_after_execute == 16 and .splits_left == 0 and
 	local before
 	require_nested
 	[[ $ARCH == x86_64 ]] || skip "NX huge pages are an x86 mitigation"
-	nx_sh "$NX_SCRIPT"
+	batch 6.1-original
 	assert_success
 	assert_line "RESULT log rc=0"
 	assert_line "RESULT nolog rc=0"
@@ -173,11 +170,11 @@ nx-recovery() {
 	for s in "$without" "$with"; do
 		require_series "$s" "$ARCH" "$base"
 	done
-	nx_sh "$NX_SCRIPT" "$without" "$base"
+	batch "$base-$without"
 	assert_success
 	assert_line "RESULT log rc=0"
 	a=$(nx_json log)
-	nx_sh "$NX_SCRIPT" "$with" "$base"
+	batch "$base-$with"
 	assert_success
 	assert_line "RESULT log rc=0"
 	assert_line "RESULT nolog rc=0"
@@ -211,13 +208,13 @@ state() {
 		"pool2m=$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages)" \
 		"kprobes=$(wc -l <$t/kprobe_events) instances=$(ls $t/instances | wc -l)"
 }
-echo "PARAM before $(state)"
+echo "LPARAM before $(state)"
 one idle '"$NX_ARGS"' --no-dirty-log
-echo "PARAM idle $(state)"
+echo "LPARAM idle $(state)"
 one load '"$NX_ARGS"' --no-dirty-log --under-load
-echo "PARAM load $(state)"
+echo "LPARAM load $(state)"
 one loadlog '"$NX_ARGS"' --under-load
-echo "PARAM loadlog $(state)"
+echo "LPARAM loadlog $(state)"
 mmubench '"$NX_ARGS"' --under-load --recovery-period 600000 >term.out 2>&1 &
 i=0
 while [ $i -lt 240 ] && [ "$(cat $p/nx_huge_pages_recovery_ratio)" != 1 ]; do
@@ -228,7 +225,7 @@ echo "DURING $(state)"
 kill -TERM $(pidof mmubench)
 wait $!
 echo "RESULT term rc=$?"
-echo "PARAM term $(state)"'
+echo "LPARAM term $(state)"'
 
 # What every under-load run reports: the vCPUs' accesses through the
 # phase, their latency in order, the kprobes' figures (the read and write
@@ -246,21 +243,21 @@ LOADED='.splits_after_execute == 16 and .under_load as $u | $u.access_latency as
 	local before
 	require_nested
 	[[ $ARCH == x86_64 ]] || skip "NX huge pages are an x86 mitigation"
-	nx_sh "$LOAD_SCRIPT"
+	batch 6.1-original
 	assert_success
 	assert_line "RESULT idle rc=0"
 	assert_line "RESULT load rc=0"
 	assert_line "RESULT loadlog rc=0"
-	before=$(sed -n 's/^PARAM before //p' <<<"$output")
+	before=$(sed -n 's/^LPARAM before //p' <<<"$output")
 	[[ $before =~ ^nx=[A-Za-z]+\ ratio=60\ period=0\ pool2m=[0-9]+\ kprobes=[0-9]+\ instances=[0-9]+$ ]] ||
 		fail "the settings before the runs: '$before'"
-	assert_line "PARAM idle $before"
-	assert_line "PARAM load $before"
-	assert_line "PARAM loadlog $before"
+	assert_line "LPARAM idle $before"
+	assert_line "LPARAM load $before"
+	assert_line "LPARAM loadlog $before"
 	# Killed while the worker ran and the probes were placed: all put back.
 	assert_line --regexp '^DURING nx=[A-Za-z]+ ratio=1 period=600000 pool2m=[0-9]+ kprobes=[1-9][0-9]* instances=1$'
 	assert_line "RESULT term rc=143"
-	assert_line "PARAM term $before"
+	assert_line "LPARAM term $before"
 	echo "# load: $(nx_json load)" >&3
 	echo "# loadlog: $(nx_json loadlog)" >&3
 	# The idle form is as it was, and says nothing of a load.
@@ -280,13 +277,29 @@ LOADED='.splits_after_execute == 16 and .under_load as $u | $u.access_latency as
 @test "seed 002 under load (6.1): with logging on the patched kernel zaps nothing, and the vCPUs fault on nothing while it recovers" {
 	[[ $ARCH == x86_64 ]] || skip "NX huge pages are an x86 mitigation"
 	require_series "$SERIES" "$ARCH" 6.1
-	nx_sh '
-one loadlog '"$NX_ARGS"' --under-load' "$SERIES"
+	batch "6.1-$SERIES"
 	assert_success
-	assert_line "RESULT loadlog rc=0"
-	echo "# $SERIES loadlog: $(nx_json loadlog)" >&3
-	nx_json loadlog | assert_json - "$LOADED and .under_load.worker_sp_zaps == 0 and
+	assert_line "RESULT sloadlog rc=0"
+	echo "# $SERIES loadlog: $(nx_json sloadlog)" >&3
+	nx_json sloadlog | assert_json - "$LOADED and .under_load.worker_sp_zaps == 0 and
 		.under_load.vcpu_refaults == 0 and .under_load.splits_at_end == 0 and
 		.recovery_pages_4k_delta == 0 and .recovery_tlb_flushes == 0 and
 		.reexecute_pf_fixed == 0"
+}
+
+# Every kernel once, with every test's runs: the 6.1 original runs the
+# executes, NX_SCRIPT and LOAD_SCRIPT; the 6.1 series NX_SCRIPT and a
+# loaded run with logging; 6.12's two kernels NX_SCRIPT.
+setup_file() {
+	[[ $ARCH == x86_64 ]] || return 0
+	nx_add 6.1-original original 6.1 '
+one touch touch -v 1 -b 16m -s anonymous_hugetlb_2mb --reserve-hugepages --guest-page 2m --touch 2m -i 0
+one exec touch --exec -v 1 -b 16m -s anonymous_hugetlb_2mb --reserve-hugepages --guest-page 2m --touch 2m -i 0'"
+$NX_SCRIPT
+$LOAD_SCRIPT"
+	nx_add "6.1-$SERIES" "$SERIES" 6.1 "$NX_SCRIPT
+one sloadlog $NX_ARGS --under-load"
+	nx_add 6.12-original original 6.12 "$NX_SCRIPT"
+	nx_add "6.12-$SERIES-revert" "$SERIES-revert" 6.12 "$NX_SCRIPT"
+	batch_boots
 }

@@ -13,17 +13,28 @@ load helpers
 # each converted to shared and back.  The debug runs break one
 # conversion each: the first to shared, the first back to private, and
 # the private side of the first range (punched while it is shared).
-PM_SH="$ONE_SH"'
+PM_SH='
 one pm private-mem -v 2 -b 8m
 one touch touch -v 2 -b 8m -i 1 -s guest_memfd
 one skipshared private-mem -v 2 -b 8m --conversions 1 --debug-skip 1
 one skipprivate private-mem -v 2 -b 8m --conversions 1 --debug-skip 2
-one discard private-mem -v 2 -b 8m --conversions 1 --debug-discard 1
-:'
+one discard private-mem -v 2 -b 8m --conversions 1 --debug-discard 1'
+
+# One boot a kernel (batch_add): 6.12 x86 has the VM type, 6.1 and arm64
+# say what they lack.
+setup_file() {
+	batch_add x86-612 --arch x86_64 --base 6.12 -- "$PM_SH"
+	batch_add x86-61 --arch x86_64 --base 6.1 -- '
+one pm61 private-mem -v 1 -b 4m
+one touch61 touch -v 1 -b 4m -s guest_memfd'
+	batch_add a64-61 --arch arm64 --base 6.1 -- '
+oneo a64 private-mem -v 1 -b 4m'
+	batch_boots
+}
 
 @test "6.12 x86: private-mem converts guest_memfd ranges while the vCPUs write; each conversion zaps its range; the guest's checks hold and fail on the faults they guard against" {
 	require_series original x86_64 6.12
-	mmub --arch x86_64 --base 6.12 --sh "$PM_SH"
+	batch x86-612
 	assert_success
 	assert_line "RESULT pm rc=0"
 	# 8 conversions of 256 pages, each zapping its 256 mappings (the
@@ -85,20 +96,17 @@ one discard private-mem -v 2 -b 8m --conversions 1 --debug-discard 1
 
 @test "a KVM without KVM_X86_SW_PROTECTED_VM (6.1) is one line naming the capability, before any VM" {
 	require_series original x86_64 6.1
-	mmub --arch x86_64 --base 6.1 --sh "$ONE_SH"'
-one pm private-mem -v 1 -b 4m
-one touch touch -v 1 -b 4m -s guest_memfd
-:'
+	batch x86-61
 	assert_success
-	assert_line "RESULT pm rc=2"
-	assert_line "RESULT touch rc=2"
+	assert_line "RESULT pm61 rc=2"
+	assert_line "RESULT touch61 rc=2"
 	run grep -c "^mmubench: -s guest_memfd: this KVM has no KVM_X86_SW_PROTECTED_VM in KVM_CAP_VM_TYPES (Linux 6.8 and later, x86_64, CONFIG_KVM_SW_PROTECTED_VM=y, the TDP MMU: EPT or NPT)$" <<<"$output"
 	assert_output 2
 }
 
 @test "arm64: -s guest_memfd is x86-only (6.12 has no arm64 VM type with guest_memfd), one line before any VM" {
 	require_series original arm64 6.1
-	mmub --arch arm64 --base 6.1 private-mem -v 1 -b 4m
+	batch_run a64-61 a64
 	assert_failure 2
 	assert_output "mmubench: -s guest_memfd: x86_64 only (KVM_X86_SW_PROTECTED_VM); arm64 KVM has no VM type with guest_memfd in Linux 6.12"
 }

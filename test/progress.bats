@@ -47,30 +47,76 @@ shape() {
 # The line is drawn only where this machine's /dev/kvm runs the guest:
 # the nested kernels have no terminal.  The module itself is tested by
 # progress-test on every machine.
-# tty_run ARGS...: mmubench ARGS on a terminal, the line at once, where
-# a guest runs: this machine's /dev/kvm, else the nested kernel, where
-# util-linux's script (carried in, with its libraries) makes the
-# terminal and the console brings its bytes back unchanged.
-tty_run() {
+# tty_run TAG ARGS...: mmubench ARGS on a terminal, the line at once,
+# where a guest runs: this machine's /dev/kvm, else the nested kernel,
+# where util-linux's script (carried in, with its libraries) makes the
+# terminal and the console brings its bytes back unchanged.  Nested,
+# every run of the file is made in one boot (setup_file): TAG names its.
+tty_run() { # TAG ARGS...
+	local tag=$1
+	shift
 	if [[ $MMUB_DIRECT == 1 ]]; then
 		MMUBENCH_PROGRESS_AFTER_MS=0 on_tty "$MMUBENCH $* --guest $GUEST"
 		return
 	fi
 	require_nested
-	run env MMUBENCH_KVM=nested "$ROOT/tools/kvm-exec.sh" --arch "$ARCH" \
-		--file "$(command -v script)" --sh "MMUBENCH_PROGRESS_AFTER_MS=0 \
-		./script -qec '/root/mmubench $* --guest /root/guest.elf' /dev/null" \
-		"$MMUBENCH" "$GUEST"
+	nested_case "$tag" tty
 }
 
-# piped_run ARGS...: the same run, its output a pipe.
-piped_run() {
+# piped_run TAG ARGS...: the same run, its output a pipe.
+piped_run() { # TAG ARGS...
+	local tag=$1
+	shift
 	if [[ $MMUB_DIRECT == 1 ]]; then
 		run "$MMUBENCH" "$@" --guest "$GUEST"
 		return
 	fi
-	run env MMUBENCH_KVM=nested "$ROOT/tools/kvm-exec.sh" --arch "$ARCH" \
-		"$MMUBENCH" "$GUEST" "$@"
+	require_nested
+	nested_case "$tag" pipe
+}
+
+# The nested runs: each case on a terminal and in a pipe, between marker
+# lines, in one boot.
+CASES=(
+	"repeat|touch -v 2 -b 16m --repeat 8"
+	"table-dl|dirty-log --table enable -b 8m --repeat 2"
+	"table-zap|zap --table same4,c4 -v 2 -b 16m --zap-count 20 --repeat 2"
+	"table-mig|migrate --table -v 2 -b 4m --fraction 0.25 --repeat 2"
+	"scale|scale --sizes 32m,64m,128m --vcpu-counts 1"
+)
+setup_file() {
+	local c sh='' t0=$EPOCHREALTIME
+	[[ $MMUB_DIRECT != 1 && $MMUB_NESTED == 1 && $MMUB_TIER != check ]] || return 0
+	for c in "${CASES[@]}"; do
+		sh+="
+echo '@@CASE ${c%%|*} tty@@'
+MMUBENCH_PROGRESS_AFTER_MS=0 ./script -qec '/root/mmubench ${c#*|} --guest /root/guest.elf' /dev/null
+printf '\\n@@RC %s@@\\n' \$?
+echo '@@CASE ${c%%|*} pipe@@'
+/root/mmubench ${c#*|} --guest /root/guest.elf 2>&1
+printf '\\n@@RC %s@@\\n' \$?"
+	done
+	env MMUBENCH_KVM=nested "$ROOT/tools/kvm-exec.sh" --arch "$ARCH" \
+		--file "$(command -v script)" --sh "$sh" "$MMUBENCH" "$GUEST" \
+		>"$BATS_FILE_TMPDIR/cases.out" 2>&1
+	echo "$?" >"$BATS_FILE_TMPDIR/cases.rc"
+	printf '# one boot (every nested case): %.0f s\n' "$(echo "$EPOCHREALTIME - $t0" | bc)" >&3
+}
+
+# nested_case TAG tty|pipe: that run's status and output, as run leaves them.
+nested_case() {
+	local all sec f=$BATS_FILE_TMPDIR/cases
+	[[ -f $f.rc ]] || { fail "the nested cases did not run"; return; }
+	all=$(<"$f.out")
+	[[ $all == *"@@CASE $1 $2@@"$'\n'* ]] ||
+		{ fail "no case $1 $2 in the boot (exit $(<"$f.rc")): ${all:0:3000}"; return; }
+	sec=${all#*"@@CASE $1 $2@@"$'\n'}
+	status=${sec#*$'\n'"@@RC "}
+	status=${status%%@@*}
+	output=${sec%%$'\n'"@@RC "*}
+	# As run leaves them: trailing newlines gone, empty lines dropped.
+	output=${output%"${output##*[!$'\n']}"}
+	IFS=$'\n' read -d '' -r -a lines <<<"$output" || true
 }
 
 @test "the line: what runs, k/N done, the time left; the terminal keeps what a pipe gets" {
@@ -119,12 +165,12 @@ piped_run() {
 
 @test "--repeat: run k of N, the runs done and the time left; the runs' output as in a pipe" {
 	local cmd=(touch -v 2 -b 16m --repeat 8) tty
-	tty_run "${cmd[@]}"
+	tty_run repeat "${cmd[@]}"
 	assert_success
 	tty=$output
 	assert_output --regexp $'\rtouch: run [2-8] of 8 \\([1-7]/8 done, [0-9]+ s left\\)(: [a-z0-9]+)?\e\\[K'
 	assert_clean_draws "$tty"
-	piped_run "${cmd[@]}"
+	piped_run repeat "${cmd[@]}"
 	assert_success
 	refute_progress "$output"
 	# Which KVM stats changed varies from run to run: all but those.
@@ -134,17 +180,19 @@ piped_run() {
 }
 
 @test "--table (dirty-log, zap, migrate): the row and run on the line; the table as in a pipe" {
-	local t cmd=() tty
-	for t in "dirty-log --table enable -b 8m --repeat 2|dirty-log --table: (4K|2M|1G) [a-z-]+, run [12] of 2 \\([0-9]+/(18|12|6) done, [0-9]+ s left\\)" \
-		"zap --table same4,c4 -v 2 -b 16m --zap-count 20 --repeat 2|zap --table: (same4|c4), run [12] of 2 \\([123]/4 done, [0-9]+ s left\\)" \
-		"migrate --table -v 2 -b 4m --fraction 0.25 --repeat 2|migrate --table: (4K|2M|1G), run [12] of 2 \\([0-9]/[246] done, [0-9]+ s left\\)"; do
+	local t cmd=() tty tag
+	for t in "table-dl|dirty-log --table enable -b 8m --repeat 2|dirty-log --table: (4K|2M|1G) [a-z-]+, run [12] of 2 \\([0-9]+/(18|12|6) done, [0-9]+ s left\\)" \
+		"table-zap|zap --table same4,c4 -v 2 -b 16m --zap-count 20 --repeat 2|zap --table: (same4|c4), run [12] of 2 \\([123]/4 done, [0-9]+ s left\\)" \
+		"table-mig|migrate --table -v 2 -b 4m --fraction 0.25 --repeat 2|migrate --table: (4K|2M|1G), run [12] of 2 \\([0-9]/[246] done, [0-9]+ s left\\)"; do
+		tag=${t%%|*}
+		t=${t#*|}
 		read -ra cmd <<<"${t%%|*}"
-		tty_run "${cmd[@]}"
+		tty_run "$tag" "${cmd[@]}"
 		assert_success
 		tty=$output
 		assert_output --regexp $'\r'"${t#*|}"
 		assert_clean_draws "$tty"
-		piped_run "${cmd[@]}"
+		piped_run "$tag" "${cmd[@]}"
 		assert_success
 		refute_progress "$output"
 		assert_equal "$(kept <<<"$tty" | shape)" "$(shape <<<"$output")"
@@ -153,12 +201,12 @@ piped_run() {
 
 @test "scale: the block and size on the line, the time left weighed by size" {
 	local cmd=(scale --sizes 32m,64m,128m --vcpu-counts 1) tty
-	tty_run "${cmd[@]}"
+	tty_run scale "${cmd[@]}"
 	assert_success
 	tty=$output
 	assert_output --regexp $'\rscale: (4K|2M) pages, 1 vCPU, (32M|64M|128M) \\([1-5]/6 done, [0-9]+ s left\\)'
 	assert_clean_draws "$tty"
-	piped_run "${cmd[@]}"
+	piped_run scale "${cmd[@]}"
 	assert_success
 	refute_progress "$output"
 	# Which figure is flagged as superlinear varies from run to run.

@@ -5,9 +5,15 @@
 # both arches' guests, the arm64 harness), decide where KVM runs (this
 # machine's /dev/kvm, and always the nested kernels, which
 # test/kernels.bats builds first), run every bats file, print where the
-# time went, and end with "N passed, N failed, N skipped".
+# time went, and end with "N passed, N failed, N skipped".  Before it
+# starts it says what it will build and about how long that takes
+# (test/plan.sh).
 #
-#   test/run.sh [FILE.bats...]
+#   test/run.sh [--check] [FILE.bats...]
+#
+# --check is make check, the edit loop: no kernel is built and none
+# booted; the tests that need a nested kernel skip, saying so, and the
+# rest run (on this machine's /dev/kvm where there is one).
 #
 # Counted as failed: a test that fails or times out (BATS_TEST_TIMEOUT,
 # 900 s unless a file sets its own), a test of a file's plan that never
@@ -17,23 +23,35 @@
 # pools, kvm parameters, tracing: test/host_state.sh) differs from
 # before it, or that leaves in the kernel cache a test-only kernel
 # (test/series) it did not find there.  JUnit XML for CI engines goes
-# to build/test-results/.
+# to build/test-results/, and each file's seconds of a whole run to
+# build/test-results/times.tsv (the next run's estimate).
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root" || exit 1
 # --help, or bad input before anything builds; FILE is relative to the
 # repository.
+tier=test
+args=()
 for f in "$@"; do
 	[[ $f == -h || $f == --help ]] && {
-		echo "usage: test/run.sh [FILE.bats...] (every test/*.bats when none)"
+		echo "usage: test/run.sh [--check] [FILE.bats...] (every test/*.bats when none)"
 		exit 0
 	}
+	[[ $f == --check ]] && { tier=check; continue; }
 	[[ $f == *.bats && -f $f ]] || {
-		echo "test/run.sh: $f: not a bats file of this repository (test/run.sh [FILE.bats...])" >&2
+		echo "test/run.sh: $f: not a bats file of this repository (test/run.sh [--check] [FILE.bats...])" >&2
 		exit 2
 	}
+	[[ $tier != check || $f != test/kernels.bats ]] || {
+		echo "test/run.sh: --check builds no kernel: test/kernels.bats is make test's" >&2
+		exit 2
+	}
+	args+=("$f")
 done
+set -- "${args[@]}"
+MMUB_TIER=$tier
+export MMUB_TIER
 : "${ARCH:=$(uname -m | sed -e 's/aarch64/arm64/')}"
 : "${MMUB_MAX_RETRIES:=3}"
 : "${BATS_TEST_TIMEOUT:=900}"
@@ -45,6 +63,8 @@ trap 'rm -rf "$logs"' EXIT
 source "$root/test/host_state.sh"
 # shellcheck source=test/test_kernels.sh
 source "$root/test/test_kernels.sh"
+# shellcheck source=test/plan.sh
+source "$root/test/plan.sh"
 declare -A took
 order=()
 clock() { date +%s.%N; }
@@ -54,6 +74,8 @@ note_time() { # NAME START
 	took[$1]=$(since "$2")
 }
 pass=0 fail=0 skip=0 retries=0
+
+plan_say "$root" "$tier"
 
 t=$(clock)
 build() {
@@ -85,9 +107,11 @@ export MMUB_DIRECT
 note_time "direct KVM probe" "$t"
 
 files=("$@")
+whole=0
 if ((${#files[@]} == 0)); then
+	whole=1
 	# The kernels first: the nested tests boot them.
-	files=(test/kernels.bats)
+	[[ $tier == check ]] || files=(test/kernels.bats)
 	for f in test/*.bats; do
 		[[ $f == test/kernels.bats ]] || files+=("$f")
 	done
@@ -98,7 +122,9 @@ fi
 nested_state() {
 	local x86=$HOME/.cache/mmubench
 	x86=${MMUBENCH_CACHE:-$x86}/kernel/trees/6.1/original-x86_64/build/arch/x86/boot/bzImage
-	if [[ -f $x86 ]]; then
+	if [[ $tier == check ]]; then
+		echo "make check boots no nested kernel"
+	elif [[ -f $x86 ]]; then
 		echo 1
 	else
 		echo "the nested x86_64 kernel did not build (see test/kernels.bats)"
@@ -159,6 +185,12 @@ echo "# where the time went (seconds):"
 for k in "${order[@]}"; do
 	printf '#   %-40s %8.1f\n' "$k" "${took[$k]}"
 done
+# A whole run's pace, for the next one's estimate (test/plan.sh).
+if ((whole)) && [[ $tier == test ]]; then
+	for k in "${order[@]}"; do
+		[[ $k != *.bats ]] || printf '%s\t%s\n' "$k" "${took[$k]}"
+	done >"$results/times.tsv.tmp" && mv "$results/times.tsv.tmp" "$results/times.tsv"
+fi
 echo "# slowest tests:"
 cat "$logs"/*.tap | sed -nE 's/^(not )?ok [0-9]+ (.*) # in ([0-9]+) ?ms$/\3 \2/p' |
 	sort -rn | head -n 8 | awk '{ t = $1 / 1000; $1 = ""; sub(/^ +/, ""); printf "#   %7.1f s  %s\n", t, $0 }'

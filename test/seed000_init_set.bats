@@ -30,12 +30,29 @@ setup() {
 		fail "no arm64 harness and guest (test/run.sh builds them: make ARCH=arm64 guest host)"
 }
 
-# a64 BASE SERIES JSON DIRTY-LOG-OPTIONS...: one run in that nested kernel.
+# One boot a kernel (batch_add), each of its runs a dirty-log
+# --mode clear-init-set: a quarter of each share written (fh), a tenth
+# on hugetlb (block, the series only), and the quarter under the oracle
+# (ora).
+setup_file() {
+	local b k dl="dirty-log -v $VCPUS -b $((BYTES >> 20))m -i 1 --mode clear-init-set"
+	for b in 6.1 6.12; do
+		for k in original "$SERIES"; do
+			batch_add "$b-$k" --arch arm64 --base "$b" --series "$k" -- "
+one fh $dl --fraction 0.25
+one ora $dl --fraction 0.25 --verify --rounds 50
+$([[ $k == original ]] || echo "one block $dl --fraction 0.1 -s anonymous_hugetlb_2mb --reserve-hugepages")"
+		done
+	done
+	batch_boots
+}
+
+# a64 BASE SERIES TAG JSON: that run of that kernel's boot passed; its
+# document in JSON.
 a64() {
-	local base=$1 series=$2 json=$3
-	shift 3
-	mmub --arch arm64 --base "$base" --series "$series" dirty-log -v "$VCPUS" \
-		-b $((BYTES >> 20))m -i 1 --mode clear-init-set --json "$json" "$@"
+	batch "$1-$2"
+	assert_line "RESULT $3 rc=0"
+	result_json "$3" >"$4"
 }
 
 dl() { # JSONFILE FIELD
@@ -49,10 +66,8 @@ first_harvest() { # BASE
 	local all=$((VCPUS * BYTES / PAGE))
 	local touched=$((VCPUS * (BYTES / PAGE / 4)))
 
-	a64 "$base" original "$a" --fraction 0.25
-	assert_success
-	a64 "$base" "$SERIES" "$b" --fraction 0.25
-	assert_success
+	a64 "$base" original fh "$a"
+	a64 "$base" "$SERIES" fh "$b"
 	echo "# $base: first harvest of $all pages, $touched touched: original $(dl "$a" first_harvest_reported)," \
 		"patched $(dl "$b" first_harvest_reported);" \
 		"enable_ms $(dl "$a" enable_ms) vs $(dl "$b" enable_ms)" >&3
@@ -71,8 +86,7 @@ block() { # BASE
 	local blocks=$(((per * PAGE + BLOCK - 1) / BLOCK))
 	local expect=$((VCPUS * blocks * BLOCK / PAGE))
 
-	a64 "$base" "$SERIES" "$b" --fraction 0.1 -s anonymous_hugetlb_2mb --reserve-hugepages
-	assert_success
+	a64 "$base" "$SERIES" block "$b"
 	echo "# $base patched, hugetlb 2M: first harvest $(dl "$b" first_harvest_reported)," \
 		"touched $(dl "$b" guest_touched), expected $blocks block(s) per vCPU = $expect pages" >&3
 	assert_equal "$(dl "$b" guest_touched)" $((VCPUS * per))
@@ -88,10 +102,8 @@ oracle() { # BASE
 	local all=$((VCPUS * BYTES / PAGE))
 	local touched=$((VCPUS * (BYTES / PAGE / 4)))
 
-	a64 "$base" original "$a" --fraction 0.25 --verify --rounds 50
-	assert_success
-	a64 "$base" "$SERIES" "$b" --fraction 0.25 --verify --rounds 50
-	assert_success
+	a64 "$base" original ora "$a"
+	a64 "$base" "$SERIES" ora "$b"
 	# The first, 1 at rest (-i 1), 50 while writing, 1 at rest.
 	assert_json "$a" '.results.runs[0].dirty_log.verify | .harvests == 53 and
 		.changed > 0 and .missed == 0 and .false_positives == 0'

@@ -16,6 +16,28 @@ CONTROL=tdp-mmu-no-unlink-control
 # same4 zaps [0, 4M): two 4K leaf tables, populated before the first zap.
 ZAP_ARGS=(zap --zap same4 -v 1 -b 16m --zap-count 20)
 
+# One boot a kernel (batch_add): the effect's zaps, and the same zaps
+# with dirty logging on under the oracle (the original and the series).
+setup_file() {
+	local b k
+	[[ $ARCH == x86_64 ]] || return 0
+	for b in 6.1 6.12; do
+		for k in original "$SERIES" "$CONTROL"; do
+			batch_add "$b-$k" --base "$b" --series "$k" -- "
+oneo effect ${ZAP_ARGS[*]}
+$([[ $k == "$CONTROL" ]] || echo "one oracle ${ZAP_ARGS[*]} --dirty-log clear --verify")"
+		done
+	done
+	batch_boots
+}
+
+# run_doc BATCH TAG FILE: the run TAG of BATCH's boot, its document in FILE.
+run_doc() {
+	batch_run "$1" "$2"
+	assert_success
+	result_json "$2" >"$3"
+}
+
 # effect BASE: the three kernels of that base, the tables they free.
 effect() {
 	local base=$1 a=$BATS_TEST_TMPDIR/a.json b=$BATS_TEST_TMPDIR/b.json
@@ -24,13 +46,10 @@ effect() {
 	require_series original "$ARCH" "$base"
 	require_series "$SERIES" "$ARCH" "$base"
 	require_series "$CONTROL" "$ARCH" "$base"
-	mmub --base "$base" "${ZAP_ARGS[@]}" --json "$a"
-	assert_success
+	run_doc "$base-original" effect "$a"
 	assert_output --partial "TDP MMU page tables freed during the zaps"
-	mmub --base "$base" --series "$SERIES" "${ZAP_ARGS[@]}" --json "$b"
-	assert_success
-	mmub --base "$base" --series "$CONTROL" "${ZAP_ARGS[@]}" --json "$c"
-	assert_success
+	run_doc "$base-$SERIES" effect "$b"
+	run_doc "$base-$CONTROL" effect "$c"
 	assert_output --partial "TDP MMU page tables freed during the zaps"
 	# Each run says the kernel it booted: the base and the series.
 	assert_json "$a" ".env | .kernel_base == \"$base\" and .kernel_series == \"original\""
@@ -60,10 +79,12 @@ oracle() {
 	[[ $ARCH == x86_64 ]] || skip "an x86 TDP MMU series"
 	require_series original "$ARCH" "$base"
 	require_series "$SERIES" "$ARCH" "$base"
-	mmub --base "$base" "${ZAP_ARGS[@]}" --dirty-log clear --verify --json "$a"
-	assert_success
-	mmub --base "$base" --series "$SERIES" "${ZAP_ARGS[@]}" --dirty-log clear --verify --json "$b"
-	assert_success
+	batch "$base-original"
+	assert_line "RESULT oracle rc=0"
+	result_json oracle >"$a"
+	batch "$base-$SERIES"
+	assert_line "RESULT oracle rc=0"
+	result_json oracle >"$b"
 	for j in "$a" "$b"; do
 		# 20 harvests after the zaps, 1 at rest.
 		assert_json "$j" '.results.runs[0].zap | .integrity_violations == 0 and

@@ -3,21 +3,42 @@
 # Scenario "touch" on KVM, for 1, 2 and 4 vCPUs and every backing.
 load helpers
 
-# One boot (or one script here) per vCPU count; each backing is a run,
-# and each run's status and populate line are tied to its backing.
+BACKINGS="anonymous anonymous_thp anonymous_hugetlb_2mb shmem shared_hugetlb memfd"
+G1=(touch -v 1 -b 1g -s anonymous_hugetlb_1gb --guest-page 2m --touch 2m -i 1)
+
+# Every run of the file's KVM tests in one boot (batch_add): this
+# machine's KVM, or else the nested kernel.  Each backing is a run, and
+# each run's status and populate line are tied to its vCPUs and backing.
+setup_file() {
+	batch_add kvm -- "
+for v in 1 2 4; do
+	for s in $BACKINGS; do
+		mmubench touch -v \$v -b 4m -i 1 -s \$s --reserve-hugepages --guest-page 2m --touch 4k >out 2>&1
+		rc=\$?
+		echo \"RESULT v\$v-\$s rc=\$rc populate0=\$(grep -E '^  populate +0 ' out | awk '{print \$3}')\"
+		[ \$rc = 0 ] || cat out
+	done
+done
+oneo fault touch -b 4m --debug-action fault
+oneo hang touch -b 4m --debug-action hang --watchdog 3
+oneo boot touch -b 64m -i 1
+oneo nopop touch -b 64m -i 1 --no-populate
+oneo bench bench -b 8m"
+	# In the nested kernel the 1G pool is reserved on its command line:
+	# at run time 2G of RAM rarely has a free, aligned gigabyte (with
+	# -m 4G neither did boot: measured); -m 6G does.
+	[[ $(kvm_mode) == direct ]] ||
+		batch_add g1 --mem 6G --append "hugepagesz=1G hugepages=1" -- "oneo g1 ${G1[*]}"
+	batch_boots
+}
+
 touch_all_backings() { # VCPUS
-	local v=$1 s
-	mmub --sh "
-for s in anonymous anonymous_thp anonymous_hugetlb_2mb shmem shared_hugetlb memfd; do
-	mmubench touch -v $v -b 4m -i 1 -s \$s --reserve-hugepages --guest-page 2m --touch 4k >out 2>&1
-	rc=\$?
-	echo \"RESULT backing=\$s rc=\$rc populate0=\$(grep -E '^  populate +0 ' out | awk '{print \$3}')\"
-	[ \$rc = 0 ] || cat out
-done"
+	local s
+	batch kvm
 	assert_success
 	# Every backing touched every page of vCPU 0's 4 MiB.
-	for s in anonymous anonymous_thp anonymous_hugetlb_2mb shmem shared_hugetlb memfd; do
-		assert_line "RESULT backing=$s rc=0 populate0=1024"
+	for s in $BACKINGS; do
+		assert_line "RESULT v$1-$s rc=0 populate0=1024"
 	done
 }
 
@@ -36,24 +57,21 @@ done"
 	touch_all_backings 4
 }
 
-# Directly, the run reserves the 1G pool itself and puts it back.  In
-# the nested kernel the pool is reserved on its command line: at run
-# time 2G of RAM rarely has a free, aligned gigabyte (with -m 4G neither
-# did boot: measured); -m 6G does.
+# Directly, the run reserves the 1G pool itself and puts it back; in
+# the nested kernel its command line reserves it (setup_file).
 @test "touch with 1G hugetlb backing" {
 	require_kvm
 	local pool=/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages
-	local args=(touch -v 1 -b 1g -s anonymous_hugetlb_1gb --guest-page 2m --touch 2m -i 1)
 	if [[ $(kvm_mode) == direct ]]; then
 		[[ -e $pool ]] || skip "this kernel has no 1G hugetlb pool ($pool)"
 		local before
 		before=$(<"$pool")
-		mmub "${args[@]}" --reserve-hugepages
+		mmub "${G1[@]}" --reserve-hugepages
 		assert_equal "$(<"$pool")" "$before"
 		[[ $status != 2 || $output != *"--reserve-hugepages: could only get"* ]] ||
 			skip "${output#*mmubench: }"
 	else
-		mmub --mem 6G --append "hugepagesz=1G hugepages=1" "${args[@]}"
+		batch_run g1 g1
 	fi
 	assert_success
 	assert_line --regexp "^  populate +0 +512 "
@@ -61,14 +79,14 @@ done"
 
 @test "a guest that faults is reported with vector, RIP and CR2, exit non-zero" {
 	require_kvm
-	mmub touch -b 4m --debug-action fault
+	batch_run kvm fault
 	assert_equal "$status" 1
 	assert_output --regexp "guest exception on vCPU 0: vector 14 \(#PF\) at RIP 0x[0-9a-f]+, CR2 0x7ffff0000000, error code 0x[0-9a-f]+, CPL3"
 }
 
 @test "a guest that hangs is stopped by the watchdog with its registers" {
 	require_kvm
-	mmub touch -b 4m --debug-action hang --watchdog 3
+	batch_run kvm hang
 	assert_equal "$status" 1
 	assert_output --regexp "watchdog: vCPU 0 made no progress for [0-9]+ s \(state busy, --watchdog 3\) while booting: RIP=0x[0-9a-f]+ .*\(CPL3\)"
 }
@@ -78,21 +96,23 @@ done"
 @test "boot is reported in steps, the host's populate apart" {
 	require_kvm
 	local j=$BATS_TEST_TMPDIR/t.json
-	mmub touch -b 64m -i 1 --json "$j"
+	batch_run kvm boot
 	assert_success
+	result_json boot >"$j"
 	assert_line --regexp "^run 1/1: boot [0-9.]+ ms \(VM [0-9.]+, memory [0-9.]+, image [0-9.]+, page tables [0-9.]+, vCPUs [0-9.]+, first entry [0-9.]+\); host populate [0-9.]+ ms apart$"
 	assert_json "$j" '.results.runs[0] | .populate_ms > 0 and
 		(.boot | length == 6 and all(.[]; . > 0)) and
 		((.boot | add) - .boot_ms | fabs) < 0.001'
-	mmub touch -b 64m -i 1 --no-populate --json "$j"
+	batch_run kvm nopop
 	assert_success
+	result_json nopop >"$j"
 	assert_line --regexp "^run 1/1: boot [0-9.]+ ms \(.*\); no host populate$"
 	assert_json "$j" '.results.runs[0].populate_ms == null'
 }
 
 @test "bench prints its figures" {
 	require_kvm
-	mmub bench -b 8m
+	batch_run kvm bench
 	assert_success
 	assert_line --regexp "^  boot_ms +[0-9.]+ "
 	for s in vm_ms memory_ms image_ms tables_ms vcpus_ms entry_ms; do

@@ -4,15 +4,39 @@
 load helpers
 
 PATTERNS="same16 same4 c16 c4 c2 c1"
+MODES="get clear clear-init-set ring ring-acq-rel"
 
-# Each pattern on 2 vCPUs x 16 MiB, one boot; JSON has every metric.
+# The runs of "some KVM" (this machine's, or the nested 6.1 x86_64 one)
+# and those of the nested kernel's TDP MMU, probes and tracing: one boot
+# a kernel (batch_add).  The tracing checks go first, on a kernel no
+# probe has touched yet.
+setup_file() {
+	batch_add x86-61 --nested -- "$TRACE_SH"'
+for m in '"$MODES"'; do
+	one dl-$m zap -v 2 -b 4m --zap rolling:1m --zap-count 40 --dirty-log $m --verify
+	one drop-$m zap -v 2 -b 4m --zap rolling:1m --zap-count 10 --dirty-log $m --verify --debug-drop-dirty 5
+done
+oneo probe zap -v 1 -b 8m --zap same4 --zap-count 20'
+	batch_add kvm -- '
+for p in '"$PATTERNS"'; do
+	one $p zap -v 2 -b 16m --zap $p --zap-count 40
+done
+for s in anonymous anonymous_thp anonymous_hugetlb_2mb shmem; do
+	one int-$s zap -v 2 -b 8m -s $s --reserve-hugepages --zap c2 --zap-count 40
+done
+for s in anonymous shmem; do
+	one cor-$s zap -v 2 -b 8m -s $s --zap c2 --zap-count 10 --debug-corrupt-refault
+done
+one same zap -v 1 -b 32m --zap same:4m --zap-count 60
+one rolling zap -v 1 -b 32m --zap rolling:4m --zap-count 60'
+	batch_boots
+}
+
+# Each pattern on 2 vCPUs x 16 MiB; JSON has every metric.
 @test "every seed pattern runs; JSON carries every metric; no violation" {
 	require_kvm
 	local p
-	mmub --sh "$ONE_SH"'
-for p in '"$PATTERNS"'; do
-	one $p zap -v 2 -b 16m --zap $p --zap-count 40
-done'
+	batch kvm
 	assert_success
 	for p in $PATTERNS; do
 		assert_line "RESULT $p rc=0"
@@ -29,21 +53,18 @@ done'
 @test "integrity holds on anonymous, THP, hugetlb and shmem backings" {
 	require_kvm
 	local s
-	mmub --sh "$ONE_SH"'
-for s in anonymous anonymous_thp anonymous_hugetlb_2mb shmem; do
-	one $s zap -v 2 -b 8m -s $s --reserve-hugepages --zap c2 --zap-count 40
-done'
+	batch kvm
 	assert_success
 	for s in anonymous anonymous_thp anonymous_hugetlb_2mb shmem; do
-		assert_line "RESULT $s rc=0"
-		result_json "$s" | assert_json - '.results.runs[0].zap |
+		assert_line "RESULT int-$s rc=0"
+		result_json "int-$s" | assert_json - '.results.runs[0].zap |
 			.integrity_violations == 0 and .guest_accesses > 0'
 	done
 	# Only shmem keeps its data: no zero refaults at all.
 	for s in anonymous anonymous_thp anonymous_hugetlb_2mb; do
-		result_json "$s" | assert_json - '.results.runs[0].zap.refaults_zero > 0'
+		result_json "int-$s" | assert_json - '.results.runs[0].zap.refaults_zero > 0'
 	done
-	result_json shmem | assert_json - '.results.runs[0].zap.refaults_zero == 0'
+	result_json int-shmem | assert_json - '.results.runs[0].zap.refaults_zero == 0'
 }
 
 # The check fires: a word no vCPU wrote, put where a refault is read
@@ -52,13 +73,10 @@ done'
 @test "zap --debug-corrupt-refault: the guest's check names the corrupted page; the run fails" {
 	require_kvm
 	local s gpa
-	mmub --sh "$ONE_SH"'
-for s in anonymous shmem; do
-	one $s zap -v 2 -b 8m -s $s --zap c2 --zap-count 10 --debug-corrupt-refault || :
-done'
+	batch kvm
 	assert_success
 	for s in anonymous shmem; do
-		assert_line "RESULT $s rc=1"
+		assert_line "RESULT cor-$s rc=1"
 	done
 	gpa=$(sed -n 's/^mmubench: --debug-corrupt-refault: wrote 0xbadbadbadbadbad0 at \(0x[0-9a-f]*\) (slot [0-9]* gfn 0x[0-9a-f]*) after the last invalidation, on purpose$/\1/p' <<<"$output" | sort -u)
 	[[ $gpa =~ ^0x[0-9a-f]+$ ]] || fail "no single corrupted page named: '$gpa'"
@@ -70,9 +88,7 @@ done'
 
 @test "same invalidates only its range, rolling the whole memory" {
 	require_kvm
-	mmub --sh "$ONE_SH"'
-one same zap -v 1 -b 32m --zap same:4m --zap-count 60
-one rolling zap -v 1 -b 32m --zap rolling:4m --zap-count 60'
+	batch kvm
 	assert_success
 	assert_line "RESULT same rc=0"
 	assert_line "RESULT rolling rc=0"
@@ -90,22 +106,19 @@ one rolling zap -v 1 -b 32m --zap rolling:4m --zap-count 60'
 @test "zap --dirty-log MODE --verify: no write lost across invalidations, every mode, nested TDP MMU" {
 	require_nested
 	local m
-	mmub --nested --sh "$ONE_SH"'
-for m in get clear clear-init-set ring ring-acq-rel; do
-	one $m zap -v 2 -b 4m --zap rolling:1m --zap-count 40 --dirty-log $m --verify
-done'
+	batch x86-61
 	assert_success
-	for m in get clear clear-init-set ring ring-acq-rel; do
-		assert_line "RESULT $m rc=0"
+	for m in $MODES; do
+		assert_line "RESULT dl-$m rc=0"
 		# 40 harvests after the zaps, 1 at rest; refaults seen and zeros
 		# accounted for.
-		result_json "$m" | assert_json - '.results.runs[0].zap as $z |
+		result_json "dl-$m" | assert_json - '.results.runs[0].zap as $z |
 			$z.calls == 40 and $z.refaults_zero > 0 and
 			$z.integrity_violations == 0 and $z.dirty_log.mode == "'"$m"'" and
 			($z.dirty_log.verify | .harvests == 41 and .changed > 0 and
 			 .missed == 0 and .false_positives == 0 and .zeroed > 0)'
 	done
-	echo "# clear: $(result_json clear | jq -c '.results.runs[0].zap |
+	echo "# clear: $(result_json dl-clear | jq -c '.results.runs[0].zap |
 		{calls, refaults_zero, v: .dirty_log.verify | {harvests, changed, missed, zeroed}}')" >&3
 }
 
@@ -116,13 +129,9 @@ done'
 @test "zap --dirty-log MODE --verify --debug-drop-dirty: a page written once and lost is named, every mode, nested TDP MMU" {
 	require_nested
 	local m
-	mmub --nested --sh "$ONE_SH"'
-for m in get clear clear-init-set ring ring-acq-rel; do
-	one $m zap -v 2 -b 4m --zap rolling:1m --zap-count 10 --dirty-log $m --verify --debug-drop-dirty 5
-done
-:'
-	for m in get clear clear-init-set ring ring-acq-rel; do
-		assert_drop_caught "$m" 5 \
+	batch x86-61
+	for m in $MODES; do
+		assert_drop_caught "drop-$m" 5 \
 			"oracle: slot 1 gfn GFN changed but was not reported dirty \(written once in window [0-9]+, a sentinel, which no later write refreshes, round 4\)" \
 			"--verify: 1 page missed, first slot 1 gfn GFN"
 	done
@@ -132,7 +141,7 @@ done
 # (the next test covers what it says then).
 @test "the probe layer times the kernel's zap (nested kernel, kprobes)" {
 	require_nested
-	mmub --nested zap -v 1 -b 8m --zap same4 --zap-count 20
+	batch_run x86-61 probe
 	assert_success
 	refute_output --partial "kernel probes: unavailable"
 	assert_line --regexp "^  kernel \(kprobes\): tdp_mmu_zap_leafs [1-9][0-9]* calls"
@@ -179,7 +188,7 @@ state_is() {
 @test "the probes leave tracing as they found it: after a run, SIGINT, SIGTERM" {
 	require_nested
 	local before grown=
-	mmub --nested --sh "$TRACE_SH"
+	batch x86-61
 	assert_success
 	before=$(grep '^STATE before ' <<<"$output")
 	before=${before#STATE before }
