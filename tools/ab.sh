@@ -144,15 +144,15 @@ fi
 ab_sides
 : "${out:=./ab-${series//,/+}-$(date +%Y%m%d-%H%M%S)}"
 ab_out "$out"
+full_opt=()
+((!kernel_full)) || full_opt=(--full)
 if [[ $ksrc ]]; then
 	printf '%q ' "$0" --kernel-src "$ksrc" --sides "$sides_arg" --arch "$arch" --repeat "$repeat" \
-		$( ((!kernel_full)) || echo --full) \
-		"${run_opts[@]}" -- "$@" >"$out/command.txt"
+		"${full_opt[@]}" "${run_opts[@]}" -- "$@" >"$out/command.txt"
 	ab_sides_txt >"$out/sides.txt"
 else
 	printf '%q ' "$0" --kernel "$base" --series "$series" --arch "$arch" --repeat "$repeat" \
-		$( ((!kernel_full)) || echo --full) \
-		"${run_opts[@]}" -- "$@" >"$out/command.txt"
+		"${full_opt[@]}" "${run_opts[@]}" -- "$@" >"$out/command.txt"
 fi
 echo >>"$out/command.txt"
 
