@@ -264,10 +264,15 @@ apply_patches() {
 	done
 }
 
+# built_with TREE KEY: TREE's image was built from the inputs KEY hashes.
+built_with() { # TREE KEY
+	[[ -f $1/build/$image && $(cat "$1/build/.mmubench-key" 2>/dev/null) == "$2" ]]
+}
+
 build_original() {
 	tree=$orig_trees/original-$arch$sfx
 	local key; key=$(key_of original)
-	if [[ -f $tree/build/$image && $(cat "$tree/build/.mmubench-key" 2>/dev/null) == "$key" ]]; then
+	if built_with "$tree" "$key"; then
 		note "cache hit: $tree/build/$image"
 		return
 	fi
@@ -312,7 +317,7 @@ build_series() {
 	local orig_build=$tree/build
 	tree=$trees/$series-$arch$sfx
 	local key; key=$(key_of "$series")
-	if [[ -f $tree/build/$image && $(cat "$tree/build/.mmubench-key" 2>/dev/null) == "$key" ]]; then
+	if built_with "$tree" "$key"; then
 		note "cache hit: $tree/build/$image"
 		return
 	fi
@@ -332,8 +337,7 @@ build_series() {
 # --plan: "KIND NAME cached|to build", by the key the build would write.
 plan_one() { # NAME TREE
 	local st="to build"
-	[[ ! -f $2/build/$image || $(cat "$2/build/.mmubench-key" 2>/dev/null) != "$(key_of "$1")" ]] ||
-		st=cached
+	! built_with "$2" "$(key_of "$1")" || st=cached
 	echo "$kind $1 $st"
 }
 

@@ -108,7 +108,7 @@ modules_bundle() {
 build_modules_original() {
 	tree=$orig_trees/original-$arch
 	local key; key=$(key_of original)
-	if [[ -f $tree/build/$image && $(cat "$tree/build/.mmubench-key" 2>/dev/null) == "$key" ]]; then
+	if built_with "$tree" "$key"; then
 		note "cache hit: $tree/build/$image"
 		return
 	fi
@@ -148,7 +148,7 @@ build_modules_series() {
 	local orig=$tree
 	tree=$trees/$series-$arch
 	local key; key=$(key_of "$series")
-	if [[ -f $tree/build/$image && $(cat "$tree/build/.mmubench-key" 2>/dev/null) == "$key" ]]; then
+	if built_with "$tree" "$key"; then
 		note "cache hit: $tree/build/$image"
 		return
 	fi
