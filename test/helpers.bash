@@ -277,6 +277,28 @@ batch_run() { # NAME TAG
 	IFS=$'\n' read -d '' -r -a lines <<<"$output" || true
 }
 
+# ---- tools/peer.sh (test/peer.bats, test/nightly/peer.bats) ----------
+
+# The table's rows, "METRIC|ROW|nA|nB|B/A", from compare's output.
+table_rows() { # FILE
+	awk '/^results\.runs/ { m = $1; next }
+	     m && /^  [a-z]/ && $1 != "row" {
+		row = $1; i = 2
+		if ($2 ~ /^iterations\[/) { row = row " " $2; i = 3 }
+		print m "|" row "|" $i "|" $(i + 1) "|" $(i + 4)
+	     }
+	     /^$/ { m = "" }' "$1"
+}
+
+# peer_run ARGS...: tools/peer.sh, its nested-infra redo announced as the
+# suite's retries are (test/run.sh counts them).
+peer_run() {
+	run "$ROOT/tools/peer.sh" "$@"
+	if [[ $output == *"tools/peer.sh: redone once: nested-infra: "* ]]; then
+		echo "# retried: $(grep -m1 'redone once: nested-infra' <<<"$output")" >&3
+	fi
+}
+
 # ---- the retry rule ------------------------------------------------------
 #
 # ci/retry.sh: only the failure that ci/README.md ("Nested QEMU failures")
@@ -406,30 +428,28 @@ result_json() {
 # "JSON TAG {document}" on success or mmubench's error lines, so that
 # each figure a test checks is tied to its run.
 ONE_SH='
-one() {
+# one_run TAG ARGS...: the run, its RESULT line and, if it passed, its
+# JSON line; its output stays in TAG.out.
+one_run() {
 	tag=$1
 	shift
 	mmubench "$@" --json "$tag.json" >"$tag.out" 2>&1
 	rc=$?
 	echo "RESULT $tag rc=$rc"
-	if [ $rc = 0 ] && [ -s "$tag.json" ]; then
-		echo "JSON $tag $(tr -d "\n" <"$tag.json")"
-	else
-		grep "^mmubench" "$tag.out"
-	fi
+	[ $rc != 0 ] || [ ! -s "$tag.json" ] || echo "JSON $tag $(tr -d "\n" <"$tag.json")"
+	return $rc
+}
+one() {
+	one_run "$@"
+	rc=$?
+	[ $rc = 0 ] && [ -s "$tag.json" ] || grep "^mmubench" "$tag.out"
 	return $rc
 }
 # oneo TAG ARGS...: as one, then the run'"'"'s whole output (stdout and
 # stderr), for a test that reads its text (batch_run).
 oneo() {
-	tag=$1
-	shift
-	mmubench "$@" --json "$tag.json" >"$tag.out" 2>&1
+	one_run "$@"
 	rc=$?
-	echo "RESULT $tag rc=$rc"
-	if [ $rc = 0 ] && [ -s "$tag.json" ]; then
-		echo "JSON $tag $(tr -d "\n" <"$tag.json")"
-	fi
 	cat "$tag.out"
 	return $rc
 }

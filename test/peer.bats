@@ -11,27 +11,6 @@
 # (test/nightly/peer.bats).
 load helpers
 
-# The table's rows, "METRIC|ROW|nA|nB|B/A", from compare's output.
-table_rows() { # FILE
-	awk '/^results\.runs/ { m = $1; next }
-	     m && /^  [a-z]/ && $1 != "row" {
-		row = $1; i = 2
-		if ($2 ~ /^iterations\[/) { row = row " " $2; i = 3 }
-		print m "|" row "|" $i "|" $(i + 1) "|" $(i + 4)
-	     }
-	     /^$/ { m = "" }' "$1"
-}
-
-# peer_run ARGS...: tools/peer.sh, its nested-infra redo announced as the
-# suite's retries are (test/run.sh counts them).
-peer_run() {
-	run "$ROOT/tools/peer.sh" "$@"
-	if [[ $output == *"tools/peer.sh: redone once: nested-infra: "* ]]; then
-		echo "# retried: $(grep -m1 'redone once: nested-infra' <<<"$output")" >&3
-	fi
-}
-
-
 @test "tools/peer.sh -g: the peer's -g against mmubench's get mode, no clear row" {
 	require_nested
 	local out=$BATS_TEST_TMPDIR/peer
@@ -145,7 +124,6 @@ EOF
 	assert_output "tools/peer/demand_paging_test.awk: 2 runs read, expected 3 (an empty file?)"
 }
 
-
 @test "tools/peer/access_tracking_perf_test.awk: the peer's lines as an aging document; a missing line or run, or a line twice, fails" {
 	local d=$BATS_TEST_TMPDIR conv
 	conv=(awk -v vcpus=2 -v bytes=16777216 -v kernel=6.1.0 -v mmu=tdp_mmu
@@ -189,7 +167,6 @@ EOF
 	assert_failure
 	assert_output "tools/peer/access_tracking_perf_test.awk: 1 runs read, expected 2 (an empty file?)"
 }
-
 
 # One run of 6.12's pre_fault_memory_test under tools/peer.sh's "traced",
 # as captured in a nested x86_64 boot: the test's output, the trace of
@@ -267,7 +244,6 @@ PF_RUN=$ROOT/test/fixtures/peer/pre_fault_memory_test-6.12-x86_64.txt
 		assert_equal "$stderr" "tools/peer.sh: error: ${a%% *}: pre_fault_memory_test has its own size (one vCPU, 2 MiB + 4 KiB), not settable"
 	done
 }
-
 
 @test "tools/peer.sh: bad input is one line naming the option, exit 2; --help on stdout" {
 	local a

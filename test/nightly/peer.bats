@@ -13,26 +13,6 @@ load ../helpers
 # each boots with both sides' runs.
 BATS_TEST_TIMEOUT=1800
 
-# The table's rows, "METRIC|ROW|nA|nB|B/A", from compare's output.
-table_rows() { # FILE
-	awk '/^results\.runs/ { m = $1; next }
-	     m && /^  [a-z]/ && $1 != "row" {
-		row = $1; i = 2
-		if ($2 ~ /^iterations\[/) { row = row " " $2; i = 3 }
-		print m "|" row "|" $i "|" $(i + 1) "|" $(i + 4)
-	     }
-	     /^$/ { m = "" }' "$1"
-}
-
-# peer_run ARGS...: tools/peer.sh, its nested-infra redo announced as the
-# suite's retries are (test/run.sh counts them).
-peer_run() {
-	run "$ROOT/tools/peer.sh" "$@"
-	if [[ $output == *"tools/peer.sh: redone once: nested-infra: "* ]]; then
-		echo "# retried: $(grep -m1 'redone once: nested-infra' <<<"$output")" >&3
-	fi
-}
-
 @test "tools/peer.sh: dirty_log_perf_test and mmubench side by side in one nested boot" {
 	require_nested
 	local out=$BATS_TEST_TMPDIR/peer m r n=0
