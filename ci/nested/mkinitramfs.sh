@@ -173,9 +173,15 @@ if [[ $modules ]]; then
 	done <"$modules/load"
 fi
 
-# x86_64: one VM for the whole boot, before the command's (kvm-hold.c
-# says why).  Built once per source, with the host's compiler.
+# x86_64: one VM for the whole boot, before the command's, and a kprobe
+# on each function mmubench probes (kvm-hold.c says why).  Built once per
+# source, with the host's compiler.  The functions are those of the
+# probe tables in host/ ('{ "NAME", "p:mmub/NAME FUNCTION" }').
 if [[ $arch == x86_64 ]]; then
+	grep -rhoE '^[[:space:]]*\{ "[a-z0-9_]+", "[pr]:mmub/[a-z0-9_]+ [a-z0-9_]+"' \
+		"${BASH_SOURCE[0]%/*}/../../host" | awk '{ sub(/"$/, "", $NF); print $NF }' |
+		sort -u >"$root/etc/kvm-hold.probes"
+	[[ -s $root/etc/kvm-hold.probes ]] || die "no probe tables found in host/ for kvm-hold"
 	hold_src=${BASH_SOURCE[0]%/*}/kvm-hold.c
 	hold=$cache/kvm-hold/$(sha256sum "$hold_src" | cut -c1-16)
 	if [[ ! -x $hold ]]; then
@@ -242,8 +248,9 @@ if [ ! -c /dev/kvm ]; then
 	off
 fi
 
-# x86_64 under QEMU's TCG: one VM alive from here on (kvm-hold.c).
-if [ -x /bin/kvm-hold ] && ! /bin/kvm-hold; then
+# x86_64 under QEMU's TCG: one VM and the probes' kprobes alive from here
+# on (kvm-hold.c); what it skipped is in /tmp/kvm-hold.log.
+if [ -x /bin/kvm-hold ] && ! /bin/kvm-hold $(cat /etc/kvm-hold.probes) 2>/tmp/kvm-hold.log; then
 	echo "@@MMUBENCH:WARN@@ kvm-hold failed: L1 may hang under TCG (ci/nested/kvm-hold.c)"
 fi
 

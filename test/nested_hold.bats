@@ -1,0 +1,65 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# The x86_64 L1's hold (ci/nested/kvm-hold.c): while it lives, a run
+# rewrites no kernel text, so QEMU's stale-code bug under multi-threaded
+# TCG (ci/README.md, "Nested QEMU failures") has nothing to catch.
+load helpers
+
+# The L1's count of kernel text writes: a kprobe on __text_poke (every
+# rewrite's writes) and one on text_poke_bp_batch (one a rewrite), in an
+# instance of its own that records no task names.  "POKES TAG N M" after
+# each step; the counters are shown to count by turning on a tracepoint
+# no CPU runs (kvm_hypercall: no VM is running then).
+POKES_SH='
+T=/sys/kernel/tracing
+echo "HOLD kprobes=$(grep -c . /sys/kernel/debug/kprobes/list) sched_switch=$(cat $T/instances/kvm-hold/events/sched/sched_switch/enable) vm=$(pidof kvm-hold | wc -w)"
+echo "p:kh/tp __text_poke" >>$T/kprobe_events
+echo "p:kh/tpb text_poke_bp_batch" >>$T/kprobe_events
+mkdir $T/instances/kh
+echo 0 >$T/instances/kh/options/record-cmd
+echo 1 >$T/instances/kh/events/kh/enable
+hits() { awk '"'"'$1 ~ /tp$/ { a = $2 } $1 ~ /tpb$/ { b = $2 } END { print a + 0, b + 0 }'"'"' $T/kprobe_profile; }
+pokes() { # TAG BEFORE_TP BEFORE_TPB
+	set -- "$1" "$2" "$3" $(hits)
+	echo "POKES $1 $(($4 - $2)) $(($5 - $3))"
+}
+h=$(hits); one zap zap -v 2 -b 8m --zap same4 --zap-count 10; pokes zap $h
+h=$(hits); echo 1 >$T/instances/kh/events/kvm/kvm_hypercall/enable; pokes control $h
+echo 0 >$T/instances/kh/events/kvm/kvm_hypercall/enable
+echo 0 >$T/instances/kh/events/kh/enable
+rmdir $T/instances/kh
+echo "-:kh/tp" >>$T/kprobe_events
+echo "-:kh/tpb" >>$T/kprobe_events'
+
+@test "the hold's kprobes cover every function a probe table of host/ names" {
+	[[ $ARCH == x86_64 ]] || skip "the hold is the x86_64 L1's"
+	local d=$BATS_TEST_TMPDIR want
+	run "$ROOT/ci/nested/mkinitramfs.sh" --arch x86_64 --out "$d/i.cpio.gz" -- true
+	assert_success
+	(cd "$d" && zcat i.cpio.gz | cpio -id --quiet etc/kvm-hold.probes)
+	# Every "p:mmub/NAME FUNCTION" or "r:..." string of host/, however
+	# written; a probe the hold lacks fails here.
+	want=$(grep -rhoE '"[pr]:mmub/[a-z0-9_]+ [a-z0-9_.]+' "$ROOT/host" --include='*.c' |
+		awk '{ print $2 }' | sort -u)
+	[[ $want ]] || fail "no probe found in host/"
+	assert_equal "$(cat "$d/etc/kvm-hold.probes")" "$want"
+	run grep -c . "$d/etc/kvm-hold.probes"
+	(( output >= 8 )) || fail "only $output functions held"
+}
+
+@test "with the hold, a zap run with its kprobes rewrites no kernel text; the count counts" {
+	require_nested
+	[[ $ARCH == x86_64 ]] || skip "the hold is the x86_64 L1's"
+	mmub --nested --sh "$ONE_SH$POKES_SH"
+	assert_success
+	assert_line --regexp '^HOLD kprobes=[0-9]+ sched_switch=1 vm=1$'
+	[[ $(grep -oE 'kprobes=[0-9]+' <<<"$output") =~ =([0-9]+) ]] &&
+		((BASH_REMATCH[1] >= 8)) || fail "fewer than 8 kprobes held: $output"
+	assert_line "RESULT zap rc=0"
+	# The run had its probes: the kernel's zap time.
+	result_json zap | assert_json - '.results.runs[0].zap.kernel_zap_total_ms > 0'
+	assert_line "POKES zap 0 0"
+	[[ $(grep '^POKES control ' <<<"$output") =~ ^POKES\ control\ ([0-9]+)\ ([0-9]+)$ ]] &&
+		((BASH_REMATCH[1] > 0 && BASH_REMATCH[2] > 0)) ||
+		fail "the counters did not count a tracepoint turned on: $output"
+}
