@@ -171,6 +171,19 @@ mmub() {
 		why=$(nested_infra_failure <<<"$output") || break
 		echo "# retried: nested-infra: $why" >&3
 	done
+	run_times
+}
+
+# The TIME lines of a --sh script's runs (ONE_SH) go to the suite's log,
+# MMUB_RUNS_LOG (test/run.sh prints the slowest), not to the test.
+run_times() {
+	[[ $output == *TIME\ * ]] || return 0
+	[[ -z ${MMUB_RUNS_LOG:-} ]] ||
+		awk -v f="${BATS_TEST_FILENAME##*/}" '$1 == "TIME" && NF == 4 {
+			printf "%s\trun %s\t%.2f\n", f, $2, $4 - $3 }' <<<"$output" >>"$MMUB_RUNS_LOG"
+	output=$(grep -v '^TIME ' <<<"$output" || true)
+	# As bats' run splits them: empty lines dropped.
+	IFS=$'\n' read -d '' -r -a lines <<<"$output" || true
 }
 
 # ---- one boot for several tests --------------------------------------
@@ -239,7 +252,10 @@ batch_boots() {
 		eval "args=(${BATCH_ARGS[i]})"
 		# shellcheck disable=SC2154 # args, set by eval
 		mmub "${args[@]}" --sh "$script"$'\n:'
-		printf '# one boot (%s): %.0f s\n' "$key" "$(echo "$EPOCHREALTIME - $t0" | bc)" >&3
+		t0=$(echo "$EPOCHREALTIME - $t0" | bc)
+		printf '# one boot (%s): %.0f s\n' "$key" "$t0" >&3
+		[[ -z ${MMUB_RUNS_LOG:-} ]] ||
+			printf '%s\tboot %s\t%.2f\n' "${BATS_TEST_FILENAME##*/}" "$key" "$t0" >>"$MMUB_RUNS_LOG"
 		for j in "${!BATCH_KEYS[@]}"; do
 			[[ ${BATCH_KEYS[j]} == "$key" ]] || continue
 			printf '%s\n' "$output" >"$BATS_FILE_TMPDIR/batch-${BATCH_NAMES[j]}.out"
@@ -428,13 +444,16 @@ result_json() {
 # "JSON TAG {document}" on success or mmubench's error lines, so that
 # each figure a test checks is tied to its run.
 ONE_SH='
-# one_run TAG ARGS...: the run, its RESULT line and, if it passed, its
-# JSON line; its output stays in TAG.out.
+# one_run TAG ARGS...: the run, its TIME line (uptime before and after,
+# which mmub takes out of the output for the suite'"'"'s log), its RESULT
+# line and, if it passed, its JSON line; its output stays in TAG.out.
 one_run() {
 	tag=$1
 	shift
+	t0=$(cut -d" " -f1 /proc/uptime)
 	mmubench "$@" --json "$tag.json" >"$tag.out" 2>&1
 	rc=$?
+	echo "TIME $tag $t0 $(cut -d" " -f1 /proc/uptime)"
 	echo "RESULT $tag rc=$rc"
 	[ $rc != 0 ] || [ ! -s "$tag.json" ] || echo "JSON $tag $(tr -d "\n" <"$tag.json")"
 	return $rc

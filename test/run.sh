@@ -24,7 +24,8 @@
 # before it, or that leaves in the kernel cache a test-only kernel
 # (test/series) it did not find there.  JUnit XML for CI engines goes
 # to build/test-results/, and each file's seconds of a whole run to
-# build/test-results/times.tsv (the next run's estimate).
+# build/test-results/times.tsv (the next run's estimate); the slowest
+# nested boots and the slowest runs inside them are printed at the end.
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -59,6 +60,10 @@ export ARCH BATS_TEST_TIMEOUT
 results=$root/build/test-results
 logs=$(mktemp -d "${TMPDIR:-/tmp}/mmub-test.XXXXXX")
 trap 'rm -rf "$logs"' EXIT
+# Each nested boot's and each run's seconds in it (test/helpers.bash).
+MMUB_RUNS_LOG=$logs/runs.tsv
+export MMUB_RUNS_LOG
+: >"$MMUB_RUNS_LOG"
 # shellcheck source=test/host_state.sh
 source "$root/test/host_state.sh"
 # shellcheck source=test/test_kernels.sh
@@ -194,6 +199,12 @@ fi
 echo "# slowest tests:"
 cat "$logs"/*.tap | sed -nE 's/^(not )?ok [0-9]+ (.*) # in ([0-9]+) ?ms$/\3 \2/p' |
 	sort -rn | head -n 8 | awk '{ t = $1 / 1000; $1 = ""; sub(/^ +/, ""); printf "#   %7.1f s  %s\n", t, $0 }'
+# A boot's seconds include its runs'; a file's, its boots'.
+for what in boot run; do
+	echo "# slowest ${what}s (of a --sh script; FILE, the ${what}):"
+	awk -F'\t' -v w="$what" 'index($2, w " ") == 1' "$MMUB_RUNS_LOG" | sort -t$'\t' -k3,3rn |
+		head -n 8 | awk -F'\t' '{ printf "#   %7.1f s  %s: %s\n", $3, $1, substr($2, index($2, " ") + 1) }'
+done
 echo "# JUnit XML: $results/"
 echo "retries: $retries (at most $MMUB_MAX_RETRIES)"
 if ((retries > MMUB_MAX_RETRIES)); then
