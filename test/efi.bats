@@ -41,6 +41,7 @@ need() {
 efi() { # ARCH [RUN-EFI OPTIONS] [WORDS...]
 	local a=$1
 	shift
+	not_in_check "boots no EFI firmware"
 	run "$RUN_EFI" --arch "$a" --timeout 150 "$@"
 }
 

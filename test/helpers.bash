@@ -51,6 +51,13 @@ fi
 : "${MMUB_TIER:=test}"
 CHECK_SKIP="make check boots no nested kernel: make test runs this"
 
+# not_in_check WHY: a test whose seconds go to a guest booted under QEMU
+# or a page rendered in Chromium runs in make test; make check, the edit
+# loop, skips it naming WHY.
+not_in_check() { # WHY
+	[[ $MMUB_TIER != check ]] || skip "make check $1: make test runs this"
+}
+
 # require_kvm: some KVM, here or nested.
 require_kvm() {
 	[[ $MMUB_DIRECT == 1 || $MMUB_NESTED == 1 ]] && return

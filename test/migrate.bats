@@ -196,6 +196,7 @@ postcopy_on() { # BATCH
 # away.  The line is redrawn at most every 100 ms: the KVM run's first
 # round takes 250 ms at 16 MiB/s, so that a round is on it.
 @test "a progress line on a TTY: round, pending dirty pages, rate" {
+	not_in_check "boots no guest under QEMU"
 	local line="migrate: round [0-9]+, [0-9]+ dirty pages pending, [0-9.]+ MiB/s" kvm=
 	export MMUBENCH_PROGRESS_AFTER_MS=0
 	run script -qec "$MMUBENCH migrate --backend qemu -v 2 -b 16m --fraction 0.25 --bandwidth 32m --guest $GUEST" /dev/null
@@ -252,6 +253,7 @@ qemu_migrate_checks() { # JSON ARCH
 }
 
 @test "the QEMU backend: QEMU's own migration fills the same table, the destination equal" {
+	not_in_check "boots no guest under QEMU"
 	command -v qemu-system-x86_64 >/dev/null || fail "qemu-system-x86_64 missing: apt-get install qemu-system-x86 (make deps)"
 	local j=$BATS_TEST_TMPDIR/q.json
 	run "$MMUBENCH" migrate --backend qemu -v 2 -b 16m --fraction 0.25 --bandwidth 64m --guest "$O/x86_64/guest.elf" --json "$j"
@@ -260,6 +262,7 @@ qemu_migrate_checks() { # JSON ARCH
 }
 
 @test "the QEMU backend with the arm64 guest, from any host" {
+	not_in_check "boots no guest under QEMU"
 	command -v qemu-system-aarch64 >/dev/null || fail "qemu-system-aarch64 missing: apt-get install qemu-system-arm (make deps)"
 	[[ -f $A64_GUEST ]] || fail "no arm64 guest (test/run.sh builds it: make ARCH=arm64 guest)"
 	local j=$BATS_TEST_TMPDIR/q.json
@@ -270,6 +273,7 @@ qemu_migrate_checks() { # JSON ARCH
 # The check itself: a byte of test page 5 flipped at the destination
 # after QEMU's migration completed must fail the run, naming it.
 @test "the QEMU backend: a page changed at the destination is caught, naming it" {
+	not_in_check "boots no guest under QEMU"
 	local j=$BATS_TEST_TMPDIR/q.json
 	run "$MMUBENCH" migrate --backend qemu -v 2 -b 16m --fraction 0.25 --bandwidth 64m --guest "$O/x86_64/guest.elf" --debug-skip-page 5 --json "$j"
 	assert_failure 1
@@ -283,6 +287,7 @@ qemu_migrate_checks() { # JSON ARCH
 # checked word by word (the rest of RAM ran on); a byte of test page 5
 # flipped there afterwards is named.
 @test "the QEMU backend: QEMU's post-copy, the destination running, its test memory checked" {
+	not_in_check "boots no guest under QEMU"
 	local j=$BATS_TEST_TMPDIR/q.json
 	run "$MMUBENCH" migrate --backend qemu -v 2 -b 16m --fraction 0.25 --bandwidth 64m --guest "$O/x86_64/guest.elf" --postcopy 1 --json "$j"
 	assert_success
