@@ -331,38 +331,14 @@ setup() {
 	assert_output "mmubench: compare: unknown option --frob (see mmubench compare --help)"
 }
 
-# tools/ab.sh end to end: kernels, alternating boots, merge, compare.
-ab_run() { # SERIES
-	require_series "$1"
-	local out=$BATS_TEST_TMPDIR/ab
-	run "$ROOT/tools/ab.sh" --series "$1" --arch "$ARCH" --repeat 2 --out "$out" \
-		--mmubench "$MMUBENCH" --guest "$GUEST" \
-		-- zap --zap same4 -v 1 -b 8m --zap-count 20
-	assert_success
-	ab_redone "$out"
-	local f
-	for f in A-1 B-1 A-2 B-2; do
-		assert_file_exists "$out/runs/$f.json"
-		assert_file_exists "$out/runs/$f.log"
-	done
-	assert_json "$out/A.json" '.scenario == "zap" and (.results.runs | length == 2)'
-	assert_json "$out/B.json" '.scenario == "zap" and (.results.runs | length == 2)'
-	assert_json "$out/compare.json" '.a.label == "original" and .b.runs == 2 and
-		(.rows[] | select(.metric == "zap_total_ms") | .row == "same4")'
-	run cat "$out/compare.txt"
-	assert_line --regexp '^  same4 +2 +2 '
-	run cat "$out/time.txt"
-	assert_line --regexp '^  runs A \(original\) +[0-9.]+  \(2 boots, '
-	assert_line --regexp '^  total +[0-9.]+$'
-}
-
-@test "ab.sh: an A/A run (original against itself) end to end" {
-	ab_run original
-}
-
-@test "ab.sh: the tdp-mmu series against the original" {
-	[[ $ARCH == x86_64 ]] || skip "an x86 series"
-	ab_run tdp-mmu-unlink-empty-leaf-tables
+# tools/ab.sh end to end (ab_run, test/helpers.bash): a series against
+# the original.  The A/A run end to end is the nightly's
+# (test/nightly/ab.bats); its pooling is checked on fixtures
+# (test/baseline.bats).
+@test "ab.sh: a series against the original (x86_64: tdp-mmu; arm64: seed 000's)" {
+	local s=tdp-mmu-unlink-empty-leaf-tables
+	[[ $ARCH == x86_64 ]] || s=arm64-dirty-log-init-set-valid-entries
+	ab_run "$s"
 }
 
 # Another base: every run boots 6.12's kernels, and the sides are

@@ -330,6 +330,31 @@ peer_run() {
 # shellcheck source=../ci/retry.sh
 source "$ROOT/ci/retry.sh"
 
+# tools/ab.sh end to end: kernels, alternating boots, merge, compare.
+ab_run() { # SERIES
+	require_series "$1"
+	local out=$BATS_TEST_TMPDIR/ab
+	run "$ROOT/tools/ab.sh" --series "$1" --arch "$ARCH" --repeat 2 --out "$out" \
+		--mmubench "$MMUBENCH" --guest "$GUEST" \
+		-- zap --zap same4 -v 1 -b 8m --zap-count 20
+	assert_success
+	ab_redone "$out"
+	local f
+	for f in A-1 B-1 A-2 B-2; do
+		assert_file_exists "$out/runs/$f.json"
+		assert_file_exists "$out/runs/$f.log"
+	done
+	assert_json "$out/A.json" '.scenario == "zap" and (.results.runs | length == 2)'
+	assert_json "$out/B.json" '.scenario == "zap" and (.results.runs | length == 2)'
+	assert_json "$out/compare.json" '.a.label == "original" and .b.runs == 2 and
+		(.rows[] | select(.metric == "zap_total_ms") | .row == "same4")'
+	run cat "$out/compare.txt"
+	assert_line --regexp '^  same4 +2 +2 '
+	run cat "$out/time.txt"
+	assert_line --regexp '^  runs A \(original\) +[0-9.]+  \(2 boots, '
+	assert_line --regexp '^  total +[0-9.]+$'
+}
+
 # ab_redone DIR: tools/ab.sh redoes a run once on that rule; each redo in
 # its DIR/time.txt is announced as a retry, which test/run.sh counts
 # against the same budget.  A time.txt without the count fails.
