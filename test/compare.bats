@@ -341,42 +341,21 @@ setup() {
 	ab_run "$s"
 }
 
-# Another base: every run boots 6.12's kernels, and the sides are
-# labelled NAME@6.12, which is what the store keys a kernel by (a 6.12
-# original has its own history, not 6.1's).
-@test "ab.sh --kernel 6.12: both sides on 6.12, labelled NAME@6.12, stored apart from 6.1's" {
-	[[ $ARCH == x86_64 ]] || skip "an x86 series"
-	require_series original x86_64 6.12
-	require_series tdp-mmu-unlink-empty-leaf-tables x86_64 6.12
-	local night=$BATS_TEST_TMPDIR/night s=tdp-mmu-unlink-empty-leaf-tables
-	local out=$night/zap-patterns
-	run "$ROOT/tools/ab.sh" --kernel 6.12 --series "$s" --arch "$ARCH" --repeat 1 \
-		--out "$out" --mmubench "$MMUBENCH" --guest "$GUEST" \
-		-- zap --zap same4 -v 1 -b 8m --zap-count 20
-	assert_success
-	ab_redone "$out"
-	assert_json "$out/runs/A-1.json" '.env | .kernel_base == "6.12" and .kernel_series == "original"'
-	assert_json "$out/runs/B-1.json" '.env | .kernel_base == "6.12" and .kernel_series == "'"$s"'"'
-	assert_json "$out/compare.json" '[.sides[].label] == ["original@6.12", "'"$s"'@6.12"]'
-	run grep -c -- '--kernel 6.12 --series' "$out/command.txt"
-	assert_output 1
-	run "$ROOT/ci/store.sh" --store "$BATS_TEST_TMPDIR/store" --date 20261202-000000 "$night"
-	assert_success
-	assert_line --regexp '^x86_64/original_6\.12/zap-patterns/20261202-000000-'
-	assert_line --regexp '^x86_64/'"$s"'_6\.12/zap-patterns/20261202-000000-'
-}
-
-# Three kernels, one boot each, on a terminal: the sides alternate A B C,
-# the progress line counts all three, and every file has all of them.
-@test "ab.sh: three kernels (two series), A B C, one table" {
+# Three kernels on another base, one boot each, on a terminal: the sides
+# alternate A B C, the progress line counts all three, every file has
+# all of them, and each is labelled NAME@6.12, which is what the store
+# keys a kernel by (a 6.12 original has its own history, not 6.1's).
+@test "ab.sh --kernel 6.12: three kernels (two series), A B C, one table, labelled NAME@6.12, stored apart from 6.1's" {
 	[[ $ARCH == x86_64 ]] || skip "x86 series"
-	require_series tdp-mmu-unlink-empty-leaf-tables
-	require_series tdp-mmu-no-unlink-control
-	local out=$BATS_TEST_TMPDIR/ab s=tdp-mmu-unlink-empty-leaf-tables
-	local c=tdp-mmu-no-unlink-control f
-	run script -qec "MMUBENCH_PROGRESS_AFTER_MS=0 $ROOT/tools/ab.sh --series $s,$c \
-		--arch $ARCH --repeat 1 --out $out --mmubench $MMUBENCH --guest $GUEST \
-		-- zap --zap same4 -v 1 -b 8m --zap-count 20" /dev/null
+	local s=tdp-mmu-unlink-empty-leaf-tables c=tdp-mmu-no-unlink-control k f
+	for k in original $s $c; do
+		require_series "$k" x86_64 6.12
+	done
+	local night=$BATS_TEST_TMPDIR/night
+	local out=$night/zap-patterns
+	run script -qec "MMUBENCH_PROGRESS_AFTER_MS=0 $ROOT/tools/ab.sh --kernel 6.12 \
+		--series $s,$c --arch $ARCH --repeat 1 --out $out --mmubench $MMUBENCH \
+		--guest $GUEST -- zap --zap same4 -v 1 -b 8m --zap-count 20" /dev/null
 	assert_success
 	ab_redone "$out"
 	assert_output --regexp $'\rab: B kernel run 1/1 \\('"$s"$'\\) \\(1/3 done, [0-9]+ s left\\)\e\\[K'
@@ -387,17 +366,26 @@ setup() {
 	# Booted in the order A B C.
 	[[ $out/runs/A-1.json -ot $out/runs/B-1.json && $out/runs/B-1.json -ot $out/runs/C-1.json ]] ||
 		fail "the runs were not made in the order A B C"
+	assert_json "$out/runs/A-1.json" '.env | .kernel_base == "6.12" and .kernel_series == "original"'
+	assert_json "$out/runs/B-1.json" '.env | .kernel_base == "6.12" and .kernel_series == "'"$s"'"'
 	assert_json "$out/C.json" '.scenario == "zap" and (.results.runs | length == 1)'
-	assert_json "$out/compare.json" '([.sides[].label] == ["original", "'"$s"'", "'"$c"'"]) and
-		.b.label == "'"$s"'" and
+	assert_json "$out/compare.json" '([.sides[].label] == ["original@6.12", "'"$s"'@6.12", "'"$c"'@6.12"]) and
+		.b.label == "'"$s"'@6.12" and
 		(.rows[] | select(.metric == "zap_total_ms") | .row == "same4" and
-		 (.sides | length == 3) and .vs[1].label == "'"$c"'")'
+		 (.sides | length == 3) and .vs[1].label == "'"$c"'@6.12")'
+	run grep -c -- '--kernel 6.12 --series' "$out/command.txt"
+	assert_output 1
 	run cat "$out/compare.txt"
-	assert_line --regexp "^  C = $c: ${out//./\\.}/C\\.json, 1 run, kernel 6\\.1\\.0-[0-9]+-cloud-amd64 \\+ kvm mmub-$c, MMU tdp_mmu\$"
+	assert_line --regexp "^  C = $c@6\\.12: ${out//./\\.}/C\\.json, 1 run, kernel 6\\.12\\.[0-9]+\\+deb[0-9]+-cloud-amd64 \\+ kvm mmub-$c, MMU tdp_mmu\$"
 	assert_line --regexp '^  same4 +1 +1 +1 '
 	run cat "$out/time.txt"
 	assert_line --regexp '^  runs C \('"$c"'\) +[0-9.]+  \(1 boot, '
 	assert_line --regexp '^  kernel '"$c"' +[0-9.]+$'
+	run "$ROOT/ci/store.sh" --store "$BATS_TEST_TMPDIR/store" --date 20261202-000000 "$night"
+	assert_success
+	for k in original $s $c; do
+		assert_line --regexp "^x86_64/${k}_6\\.12/zap-patterns/20261202-000000-"
+	done
 }
 
 @test "ab: bad input is rejected before anything is built" {
