@@ -82,7 +82,7 @@ CASES=(
 	"table-dl|dirty-log --table enable -b 8m --repeat 2"
 	"table-zap|zap --table same4,c4 -v 2 -b 16m --zap-count 20 --repeat 2"
 	"table-mig|migrate --table -v 2 -b 4m --fraction 0.25 --repeat 2"
-	"scale|scale --sizes 32m,64m,128m --vcpu-counts 1"
+	"scale|scale --sizes 8m,16m,32m --vcpu-counts 1"
 )
 setup_file() {
 	local c sh='' t0=$EPOCHREALTIME
@@ -200,11 +200,11 @@ nested_case() {
 }
 
 @test "scale: the block and size on the line, the time left weighed by size" {
-	local cmd=(scale --sizes 32m,64m,128m --vcpu-counts 1) tty
+	local cmd=(scale --sizes 8m,16m,32m --vcpu-counts 1) tty
 	tty_run scale "${cmd[@]}"
 	assert_success
 	tty=$output
-	assert_output --regexp $'\rscale: (4K|2M) pages, 1 vCPU, (32M|64M|128M) \\([1-5]/6 done, [0-9]+ s left\\)'
+	assert_output --regexp $'\rscale: (4K|2M) pages, 1 vCPU, (8M|16M|32M) \\([1-5]/6 done, [0-9]+ s left\\)'
 	assert_clean_draws "$tty"
 	piped_run scale "${cmd[@]}"
 	assert_success
