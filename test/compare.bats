@@ -278,6 +278,58 @@ setup() {
 	assert_output "mmubench: merge: $B.v4: config.vcpus differs from $A's"
 }
 
+# with_counters FILE FLUSHES ZEROS: FILE's runs (fake_zap) get a phase
+# "zap" with VM stats no zap metric declares: remote_tlb_flush from
+# FLUSHES (one a run), pages_4k 512 and mmu_recycled 0 1 2 0 1 ... in
+# every run; and ZEROS as the scenario's refaults_zero.
+with_counters() { # FILE FLUSHES ZEROS
+	jq --argjson f "[${2// /,}]" --argjson z "$3" '.results.runs |= [to_entries[] |
+		.value.phases += [{name: "zap", wall_ms: 100, vm_stats: {
+			remote_tlb_flush: $f[.key], pages_4k: 512,
+			mmu_recycled: (.key % 3)}}] |
+		.value.zap.refaults_zero = $z | .value]' "$1" >"$1.tmp" &&
+		mv "$1.tmp" "$1"
+}
+
+# A patch's mechanism in counters no metric declares: the remote TLB
+# flushes of the zap phase fall 255 -> 13 and the zero refaults go
+# 0 -> 7 in every run, while zap_total_ms and fault_p999_us keep their runs (in
+# another order).  Only those two are listed; the rest is one line.
+@test "compare: counters no metric declares, moved, are 'also changed'; the rest is one line" {
+	local j=$BATS_TEST_TMPDIR/c.json
+	fake_zap "$A" same4 330.1 341.2 335.7 328.9 333.3
+	fake_zap "$B" same4 333.3 328.9 341.2 330.1 335.7
+	with_counters "$A" "256 251 260 249 255" 0
+	with_counters "$B" "13 12 15 11 14" 7
+	run "$MMUBENCH" compare "$A" "$B" --json "$j"
+	assert_success
+	assert_line "0 of 2 rows differ at 95 % by both tests"
+	assert_line "also changed, B against A: the runs' other numbers, both tests after Benjamini-Hochberg (false discovery rate 5 %)"
+	assert_line --regexp '^  zap vm\.remote_tlb_flush +same4 +5 +5 +255\.0 +13\.00 +0\.051 +0\.0079 +\+/-[0-9.]+%$'
+	assert_line --regexp '^  zap\.refaults_zero +same4 +5 +5 +0\.000 +7\.000 +- +exact +-$'
+	refute_line --partial "mmu_recycled"
+	assert_line "B against A: 7 counters compared: 2 changed (1 exactly), 4 identical in every run, 1 no change found; uncorrected, about 0.1 of the 2 that vary would be flagged by chance at 95 %"
+	run jq -e '.counters | .correction == "benjamini-hochberg" and .fdr == 0.05 and
+		(.sides[0] | .compared == 7 and .changed == 1 and .exact == 1 and
+		 .identical == 4 and ([.rows[].counter] == ["zap vm.remote_tlb_flush", "zap.refaults_zero"]) and
+		 (.rows[0] | .path == "results.runs[].phases[name=zap].vm_stats.remote_tlb_flush" and
+		  .verdict == "changed" and .a_median == 255 and .median == 13 and (.p - 2 / 252 | fabs) < 1e-9))' "$j"
+	assert_success
+	# Every counter, each with its verdict.
+	run "$MMUBENCH" compare "$A" "$B" --all-counters
+	assert_success
+	assert_line --regexp '^  zap vm\.mmu_recycled +same4 +5 +5 +1\.000 +1\.000 +1\.000 +1 +\+/-[0-9.]+%  no change found$'
+	assert_line --regexp '^  zap vm\.pages_4k +same4 +5 +5 +512\.0 +512\.0 +1\.000 +exact +\+/-0\.0%  identical$'
+	assert_line --regexp '^  zap\.refaults_zero .*  changed, exactly$'
+	# A against itself, its runs in another order: nothing listed.
+	fake_zap "$B" same4 333.3 328.9 341.2 330.1 335.7
+	with_counters "$B" "255 249 260 256 251" 0
+	run "$MMUBENCH" compare "$A" "$B"
+	assert_success
+	refute_line --partial "also changed"
+	assert_line "B against A: 7 counters compared: 0 changed (0 exactly), 5 identical in every run, 2 no change found; uncorrected, about 0.1 of the 2 that vary would be flagged by chance at 95 %"
+}
+
 @test "compare: bad input gets one line naming the file or metric" {
 	fake_zap "$A" same4 1 2 3
 	fake_touch "$B" 1 2 3

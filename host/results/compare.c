@@ -26,12 +26,17 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: mmubench compare A.json B.json [C.json ...] [--metric PATH]...\n"
 "                        [--json FILE] [--labels NAME_A,NAME_B,...] [--runs]\n"
+"                        [--all-counters]\n"
 "\n"
 "Every run of each document is one sample; A is the reference, and up to\n"
 "%d documents compare.  Per metric and row: medians, B/A (C/A, ...),\n"
 "Student's t (pooled; difference of means and its 95 %% interval) and\n"
 "Mann-Whitney U (two-sided p), significant at 95 %% or not.  With more\n"
 "than two documents the table keeps the ratios and both verdicts.\n"
+"Then every other number of the runs (each phase's VM and vCPU stats and\n"
+"wall time, the scenario's own counts): those both tests flag after\n"
+"Benjamini-Hochberg (false discovery rate 5 %%) are listed as \"also\n"
+"changed\", with one line counting the rest.\n"
 "\n"
 "  --metric PATH   instead of the scenario's defaults, e.g.\n"
 "                  results.runs[].zap.zap_total_ms or\n"
@@ -41,7 +46,8 @@ static void usage(FILE *f)
 "  --json FILE     also write the comparison as JSON (atomically)\n"
 "  --labels A,B,.. names of the sides in the output, one per document\n"
 "                  (default A,B,...)\n"
-"  --runs          also every run's value, side by side (seed 002's table)\n",
+"  --runs          also every run's value, side by side (seed 002's table)\n"
+"  --all-counters  every counter compared, each with its verdict\n",
 		COMPARE_MAX_SIDES);
 }
 
@@ -396,6 +402,7 @@ static void parse_args(struct compare *c, int argc, char **argv)
 		{ "json", required_argument, NULL, 'j' },
 		{ "labels", required_argument, NULL, 'l' },
 		{ "runs", no_argument, NULL, 'r' },
+		{ "all-counters", no_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -417,6 +424,9 @@ static void parse_args(struct compare *c, int argc, char **argv)
 			break;
 		case 'r':
 			c->runs = true;
+			break;
+		case 'a':
+			c->all_counters = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -458,18 +468,25 @@ static size_t tested_rows(const struct compare *c, int s)
 	return n;
 }
 
+static void metrics_free(struct metric *m, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		for (size_t i = 0; i < m[k].nrows; i++) {
+			free(m[k].rows[i].label);
+			for (int s = 0; s < COMPARE_MAX_SIDES; s++)
+				free(m[k].rows[i].v[s]);
+		}
+		free(m[k].rows);
+		jpath_free(&m[k].path);
+	}
+	free(m);
+}
+
 static void compare_free(struct compare *c)
 {
-	for (size_t k = 0; k < c->nm; k++) {
-		for (size_t i = 0; i < c->m[k].nrows; i++) {
-			free(c->m[k].rows[i].label);
-			for (int s = 0; s < COMPARE_MAX_SIDES; s++)
-				free(c->m[k].rows[i].v[s]);
-		}
-		free(c->m[k].rows);
-		jpath_free(&c->m[k].path);
-	}
-	free(c->m);
+	metrics_free(c->m, c->nm);
+	counters_free(c);
+	metrics_free(c->cm, c->ncm);
 	for (size_t i = 0; i < c->nnotes; i++)
 		free(c->notes[i]);
 	free(c->notes);
@@ -509,6 +526,13 @@ int cmd_compare(int argc, char **argv)
 		die("no metric of scenario \"%s\" found in %s or %s%s (%s)",
 		    c->side[0].scenario, c->side[0].file, c->side[1].file,
 		    c->nsides > 2 ? " or the others" : "", c->m[0].why[0]);
+	counters_add(c);
+	for (size_t k = 0; k < c->ncm; k++) {
+		for (int s = 0; s < c->nsides; s++)
+			collect(c, &c->cm[k], s);
+		test_rows(&c->cm[k], c->nsides);
+	}
+	counters_judge(c);
 	for (int s = 1; s < c->nsides; s++) {
 		config_diff(c, s);
 		clock_diff(c, s);

@@ -24,6 +24,18 @@ struct side {
 	size_t runs;
 };
 
+/* A counter's verdict against the reference (counters.c). */
+enum counter_verdict {
+	COUNTER_UNTESTED,
+	COUNTER_CHANGED,	/* both tests, after the correction */
+	COUNTER_EXACT,		/* one value a side, every run, and they differ */
+	COUNTER_IDENTICAL,	/* the same value in every run of both */
+	COUNTER_NO_CHANGE,	/* none found */
+};
+
+/* The false discovery rate the counters are judged at. */
+#define COUNTERS_FDR	0.05
+
 /*
  * Side 0 is the reference: t[i], mw[i] and tested[i] are side i against
  * it (index 0 unused).
@@ -39,6 +51,9 @@ struct row {
 	double mde[COMPARE_MAX_SIDES];
 	bool tested[COMPARE_MAX_SIDES];
 	bool any;		/* tested against at least one side */
+	/* Counters: the larger p of the two tests, and the verdict. */
+	double p[COMPARE_MAX_SIDES];
+	enum counter_verdict verdict[COMPARE_MAX_SIDES];
 };
 
 struct metric {
@@ -53,11 +68,21 @@ struct metric {
 	char why[COMPARE_MAX_SIDES][256];
 };
 
+/* What a side's counters came to. */
+struct counter_side {
+	size_t compared, varying, changed, exact, identical;
+};
+
 struct compare {
 	struct side side[COMPARE_MAX_SIDES];
 	int nsides;
 	struct metric *m;
 	size_t nm;
+	/* Every other number of the runs (counters.c), judged apart. */
+	struct metric *cm;
+	size_t ncm;
+	struct counter_side cs[COMPARE_MAX_SIDES];
+	bool all_counters;	/* --all-counters: list them all */
 	const char *json;
 	char *labels;		/* --labels, split after the files */
 	bool runs;		/* --runs: every run's value too */
@@ -70,6 +95,12 @@ static inline char side_letter(int s)
 {
 	return (char)('A' + s);
 }
+
+/* The counters of side 0's runs that no declared metric reads. */
+void counters_add(struct compare *c);
+/* Each side's verdicts, once the counters' rows are tested. */
+void counters_judge(struct compare *c);
+void counters_free(struct compare *c);
 
 /* The seed-shaped tables and the notes, on stdout. */
 void compare_print(const struct compare *c);

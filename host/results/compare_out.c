@@ -233,6 +233,91 @@ static void print_verdict(const struct compare *c, int s)
 	printf("%zu of %zu rows differ at 95 %% by both tests\n", sig, rows);
 }
 
+static const char *const verdict_word[] = {
+	[COUNTER_UNTESTED] = "-",
+	[COUNTER_CHANGED] = "changed",
+	[COUNTER_EXACT] = "changed, exactly",
+	[COUNTER_IDENTICAL] = "identical",
+	[COUNTER_NO_CHANGE] = "no change found",
+};
+
+/* A counter of side @s's list: a change, or any with --all-counters. */
+static bool counter_listed(const struct compare *c, const struct row *r,
+			   int s)
+{
+	return r->tested[s] && (c->all_counters ||
+				r->verdict[s] == COUNTER_CHANGED ||
+				r->verdict[s] == COUNTER_EXACT);
+}
+
+static void print_counter(const struct compare *c, const struct metric *m,
+			  const struct row *r, int s, int w, int wr)
+{
+	char a[32], b[32], ratio[32], p[32], res[32];
+
+	ratio_text(r, s, ratio, sizeof(ratio));
+	res_text(r, s, res, sizeof(res));
+	if (r->verdict[s] == COUNTER_EXACT || r->verdict[s] == COUNTER_IDENTICAL)
+		snprintf(p, sizeof(p), "exact");
+	else
+		snprintf(p, sizeof(p), "%.2g", r->p[s]);
+	printf("  %-*s %-*s %3zu %3zu %11s %11s %7s %8s %8s", w, m->name, wr,
+	       r->label, r->n[0], r->n[s], num(r->s[0].median, a, sizeof(a)),
+	       num(r->s[s].median, b, sizeof(b)), ratio, p, res);
+	if (c->all_counters)
+		printf("  %s", verdict_word[r->verdict[s]]);
+	printf("\n");
+}
+
+/*
+ * "also changed": side @s's counters that changed (every one with
+ * --all-counters), then one line counting them all.
+ */
+static void print_counters(const struct compare *c, int s)
+{
+	const struct counter_side *cs = &c->cs[s];
+	char h[3][16];
+	size_t listed = 0;
+	int w = 7, wr = 3;
+
+	if (!cs->compared)
+		return;
+	for (size_t k = 0; k < c->ncm; k++) {
+		for (size_t i = 0; i < c->cm[k].nrows; i++) {
+			if (!counter_listed(c, &c->cm[k].rows[i], s))
+				continue;
+			w = (int)mmub_max((size_t)w, strlen(c->cm[k].name));
+			wr = (int)mmub_max((size_t)wr,
+					   strlen(c->cm[k].rows[i].label));
+			listed++;
+		}
+	}
+	if (listed) {
+		printf("\nalso changed, %c against A: the runs' other numbers, "
+		       "both tests after Benjamini-Hochberg (false discovery "
+		       "rate %.0f %%)\n", side_letter(s), COUNTERS_FDR * 100);
+		snprintf(h[0], sizeof(h[0]), "n%c", side_letter(s));
+		snprintf(h[1], sizeof(h[1]), "%c median", side_letter(s));
+		snprintf(h[2], sizeof(h[2]), "%c/A", side_letter(s));
+		printf("  %-*s %-*s %3s %3s %11s %11s %7s %8s %8s%s\n", w,
+		       "counter", wr, "row", "nA", h[0], "A median", h[1],
+		       h[2], "p", "res", c->all_counters ? "  verdict" : "");
+		for (size_t k = 0; k < c->ncm; k++)
+			for (size_t i = 0; i < c->cm[k].nrows; i++)
+				if (counter_listed(c, &c->cm[k].rows[i], s))
+					print_counter(c, &c->cm[k],
+						      &c->cm[k].rows[i], s, w,
+						      wr);
+	}
+	printf("%s%c against A: %zu counters compared: %zu changed (%zu "
+	       "exactly), %zu identical in every run, %zu no change found; "
+	       "uncorrected, about %.1f of the %zu that vary would be "
+	       "flagged by chance at 95 %%\n", listed ? "" : "\n",
+	       side_letter(s), cs->compared, cs->changed + cs->exact,
+	       cs->exact, cs->identical, cs->varying - cs->changed,
+	       (double)cs->varying * (1 - COMPARE_LEVEL), cs->varying);
+}
+
 void compare_print(const struct compare *c)
 {
 	printf("mmubench compare: %s, every run one sample; significance at "
@@ -244,6 +329,8 @@ void compare_print(const struct compare *c)
 			continue;
 		print_metric(c, &c->m[k]);
 	}
+	for (int s = 1; s < c->nsides; s++)
+		print_counters(c, s);
 	printf("\n");
 	for (int s = 1; s < c->nsides; s++)
 		print_verdict(c, s);
@@ -386,6 +473,62 @@ static json_t *json_side(const struct side *s)
 	return o;
 }
 
+static json_t *json_counter(const struct metric *m, const struct row *r,
+			    int s)
+{
+	json_t *o = json_object();
+
+	if (!o)
+		die("out of memory");
+	jset(o, "counter", json_string(m->name));
+	jset(o, "path", json_string(m->path.text));
+	jset(o, "row", json_string(r->label));
+	jset(o, "verdict", json_string(verdict_word[r->verdict[s]]));
+	jset(o, "a_median", jnum(r->s[0].median));
+	jset(o, "median", jnum(r->s[s].median));
+	jset(o, "ratio", jnum(ratio_of(r, s)));
+	jset(o, "p", jnum(r->p[s]));
+	jset(o, "resolution", json_resolution(r, s));
+	return o;
+}
+
+/* Each side's counters: the counts, and the rows it lists. */
+static json_t *json_counters(const struct compare *c)
+{
+	json_t *o = json_object(), *sides = json_array();
+
+	if (!o || !sides)
+		die("out of memory");
+	jset(o, "correction", json_string("benjamini-hochberg"));
+	jset(o, "fdr", jnum(COUNTERS_FDR));
+	jset(o, "all", json_boolean(c->all_counters));
+	for (int s = 1; s < c->nsides; s++) {
+		const struct counter_side *cs = &c->cs[s];
+		json_t *side = json_object(), *rows = json_array();
+
+		if (!side || !rows)
+			die("out of memory");
+		jset(side, "side", json_integer(s));
+		jset(side, "label", json_string(c->side[s].label));
+		jset(side, "compared", json_integer((json_int_t)cs->compared));
+		jset(side, "changed", json_integer((json_int_t)cs->changed));
+		jset(side, "exact", json_integer((json_int_t)cs->exact));
+		jset(side, "identical", json_integer((json_int_t)cs->identical));
+		jset(side, "varying", json_integer((json_int_t)cs->varying));
+		for (size_t k = 0; k < c->ncm; k++)
+			for (size_t i = 0; i < c->cm[k].nrows; i++)
+				if (counter_listed(c, &c->cm[k].rows[i], s) &&
+				    json_array_append_new(rows, json_counter(
+						&c->cm[k], &c->cm[k].rows[i], s)))
+					die("out of memory");
+		jset(side, "rows", rows);
+		if (json_array_append_new(sides, side))
+			die("out of memory");
+	}
+	jset(o, "sides", sides);
+	return o;
+}
+
 void compare_write_json(const struct compare *c)
 {
 	json_t *doc = json_object(), *rows = json_array(), *notes = json_array();
@@ -409,6 +552,7 @@ void compare_write_json(const struct compare *c)
 						  &c->m[k].rows[i])))
 				die("out of memory");
 	jset(doc, "rows", rows);
+	jset(doc, "counters", json_counters(c));
 	for (size_t i = 0; i < c->nnotes; i++)
 		if (json_array_append_new(notes, json_string(c->notes[i])))
 			die("out of memory");

@@ -253,3 +253,30 @@ int stats_mwu(const double *a, size_t na, const double *b, size_t nb,
 	free(rank2);
 	return ret;
 }
+
+static int cmp_p(const void *x, const void *y)
+{
+	double a = **(const double *const *)x, b = **(const double *const *)y;
+
+	return (a > b) - (a < b);
+}
+
+int stats_bh(const double *p, size_t n, double q, bool *flag)
+{
+	const double **by_p = malloc(n * sizeof(*by_p));
+	double cut = -1;
+
+	if (n && !by_p)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		by_p[i] = &p[i];
+	qsort(by_p, n, sizeof(*by_p), cmp_p);
+	/* Step up: the largest rank k whose p is at most k q / n. */
+	for (size_t k = n; k >= 1 && cut < 0; k--)
+		if (*by_p[k - 1] <= (double)k * q / (double)n)
+			cut = *by_p[k - 1];
+	for (size_t i = 0; i < n; i++)
+		flag[i] = p[i] <= cut;
+	free(by_p);
+	return 0;
+}

@@ -65,4 +65,11 @@ void stats_ttest(const struct stats_summary *a, const struct stats_summary *b,
 int stats_mwu(const double *a, size_t na, const double *b, size_t nb,
 	      double level, struct stats_mwu *r);
 
+/*
+ * Benjamini-Hochberg over @n p-values: @flag[i] is set for those that
+ * stay discoveries with the false discovery rate held at @q (e.g. 0.05):
+ * every p at most the largest p_(k) <= k q / n.  -1 if out of memory.
+ */
+int stats_bh(const double *p, size_t n, double q, bool *flag);
+
 #endif

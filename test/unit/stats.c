@@ -227,6 +227,31 @@ static void test_resolution(void)
 	CHECK(resolution_of(&c, &c, 0.95, 0.8) == 0);
 }
 
+/*
+ * Benjamini and Hochberg (1995), section 4: fifteen p-values, q = 0.05;
+ * the step-up rule keeps the four smallest (p_(4) = 0.0095 <= 4/15 of
+ * 0.05, p_(5) = 0.0201 > 5/15 of it), where Bonferroni keeps three.
+ */
+static void test_bh(void)
+{
+	static const double p[] = {
+		0.0201, 0.0001, 0.0278, 0.0004, 0.0298, 0.0019, 0.0344,
+		0.0095, 0.0459, 0.3240, 0.4262, 0.5719, 0.6528, 0.7590, 1.0,
+	};
+	bool flag[N(p)];
+	size_t n = 0;
+
+	CHECK(!stats_bh(p, N(p), 0.05, flag));
+	for (size_t i = 0; i < N(p); i++)
+		n += flag[i];
+	CHECK(n == 4);
+	CHECK(flag[1] && flag[3] && flag[5] && flag[7] && !flag[0]);
+	/* Nothing below its line: none kept; and none to test. */
+	CHECK(!stats_bh((const double[]){ 0.5, 0.9 }, 2, 0.05, flag));
+	CHECK(!flag[0] && !flag[1]);
+	CHECK(!stats_bh(p, 0, 0.05, flag));
+}
+
 int main(void)
 {
 	test_t_table();
@@ -235,5 +260,6 @@ int main(void)
 	test_ttest_edges();
 	test_mwu();
 	test_resolution();
+	test_bh();
 	return check_report();
 }
