@@ -20,7 +20,8 @@
  *   which each run turns from a nop to a call and back.  A kprobe placed
  *   where one already is joins it, and the site is not written again: so
  *   each function mmubench probes keeps one here, a perf kprobe counting
- *   on CPU 0 (where the command never runs), which nothing reads.
+ *   on CPU 0, which nothing reads (the command runs on the other CPUs,
+ *   but on CPU 0 itself when --clock icount gives the L1 one CPU).
  * - Enabling those kprobes' events starts ftrace's recording of task
  *   names, which hooks sched_switch: its tracepoint's key in __schedule
  *   turns on, or its static call is repatched, and turns back when the
