@@ -293,15 +293,16 @@ static void print_counters(const struct compare *c, int s)
 		}
 	}
 	if (listed) {
-		printf("\nalso changed, %c against A: the runs' other numbers, "
-		       "both tests after Benjamini-Hochberg (false discovery "
-		       "rate %.0f %%)\n", side_letter(s), COUNTERS_FDR * 100);
+		printf("\nalso changed, %c against A: the runs' other numbers; "
+		       "t after Benjamini-Hochberg (false discovery rate "
+		       "%.0f %%), Mann-Whitney at 95 %%\n", side_letter(s),
+		       COUNTERS_FDR * 100);
 		snprintf(h[0], sizeof(h[0]), "n%c", side_letter(s));
 		snprintf(h[1], sizeof(h[1]), "%c median", side_letter(s));
 		snprintf(h[2], sizeof(h[2]), "%c/A", side_letter(s));
 		printf("  %-*s %-*s %3s %3s %11s %11s %7s %8s %8s%s\n", w,
 		       "counter", wr, "row", "nA", h[0], "A median", h[1],
-		       h[2], "p", "res", c->all_counters ? "  verdict" : "");
+		       h[2], "t p", "res", c->all_counters ? "  verdict" : "");
 		for (size_t k = 0; k < c->ncm; k++)
 			for (size_t i = 0; i < c->cm[k].nrows; i++)
 				if (counter_listed(c, &c->cm[k].rows[i], s))
@@ -487,7 +488,8 @@ static json_t *json_counter(const struct metric *m, const struct row *r,
 	jset(o, "a_median", jnum(r->s[0].median));
 	jset(o, "median", jnum(r->s[s].median));
 	jset(o, "ratio", jnum(ratio_of(r, s)));
-	jset(o, "p", jnum(r->p[s]));
+	jset(o, "p_t", jnum(r->p[s]));
+	jset(o, "mann_whitney_p", jnum(r->mw[s].p));
 	jset(o, "resolution", json_resolution(r, s));
 	return o;
 }
