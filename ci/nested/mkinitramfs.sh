@@ -173,9 +173,9 @@ if [[ $modules ]]; then
 	done <"$modules/load"
 fi
 
-# x86_64: one VM for the whole boot, before the command's, and a kprobe
-# on each function mmubench probes (kvm-hold.c says why).  Built once per
-# source, with the host's compiler.  The functions are those of the
+# x86_64: for the whole boot, before the command, one VM with a vCPU, a
+# kprobe on each function mmubench probes and sched_switch on (kvm-hold.c
+# says why).  Built once per source, with the host's compiler.  The functions are those of the
 # probe tables in host/ ('{ "NAME", "p:mmub/NAME FUNCTION" }').
 if [[ $arch == x86_64 ]]; then
 	grep -rhoE '^[[:space:]]*\{ "[a-z0-9_]+", "[pr]:mmub/[a-z0-9_]+ [a-z0-9_]+"' \
@@ -248,8 +248,8 @@ if [ ! -c /dev/kvm ]; then
 	off
 fi
 
-# x86_64 under QEMU's TCG: one VM and the probes' kprobes alive from here
-# on (kvm-hold.c); what it skipped is in /tmp/kvm-hold.log.
+# x86_64 under QEMU's TCG: what a run would rewrite in the kernel's text
+# held from here on (kvm-hold.c); what it skipped is in /tmp/kvm-hold.log.
 if [ -x /bin/kvm-hold ] && ! /bin/kvm-hold $(cat /etc/kvm-hold.probes) 2>/tmp/kvm-hold.log; then
 	echo "@@MMUBENCH:WARN@@ kvm-hold failed: L1 may hang under TCG (ci/nested/kvm-hold.c)"
 fi
