@@ -34,9 +34,9 @@ static void usage(FILE *f)
 "Mann-Whitney U (two-sided p), significant at 95 %% or not.  With more\n"
 "than two documents the table keeps the ratios and both verdicts.\n"
 "Then every other number of the runs (each phase's VM and vCPU stats and\n"
-"wall time, the scenario's own counts): those both tests flag after\n"
-"Benjamini-Hochberg (false discovery rate 5 %%) are listed as \"also\n"
-"changed\", with one line counting the rest.\n"
+"wall time, the scenario's own counts): those Student's t flags after\n"
+"Benjamini-Hochberg (false discovery rate 5 %%), Mann-Whitney agreeing at\n"
+"95 %%, are listed as \"also changed\", with one line counting the rest.\n"
 "\n"
 "  --metric PATH   instead of the scenario's defaults, e.g.\n"
 "                  results.runs[].zap.zap_total_ms or\n"
@@ -76,23 +76,31 @@ static void load_side(struct side *s)
 	s->runs = json_array_size(results_runs(s->doc));
 }
 
-static struct metric *add_metric(struct compare *c, const char *name,
-				 const char *path, bool explicit)
+struct metric *metric_append(struct metric **ms, size_t *n,
+			     const char *what, const char *path)
 {
 	struct metric *m;
 	char err[256];
 
-	m = realloc(c->m, (c->nm + 1) * sizeof(*m));
+	m = realloc(*ms, (*n + 1) * sizeof(*m));
 	if (!m)
 		die("out of memory");
-	c->m = m;
-	m = &c->m[c->nm];
+	*ms = m;
+	m = &m[*n];
 	memset(m, 0, sizeof(*m));
 	if (jpath_parse(path, &m->path, err, sizeof(err)))
-		die("--metric %s: %s", path, err);
+		die("%s %s: %s", what, path, err);
+	(*n)++;
+	return m;
+}
+
+static struct metric *add_metric(struct compare *c, const char *name,
+				 const char *path, bool explicit)
+{
+	struct metric *m = metric_append(&c->m, &c->nm, "--metric", path);
+
 	m->name = name;
 	m->explicit = explicit;
-	c->nm++;
 	return m;
 }
 
@@ -246,6 +254,16 @@ static void test_rows(struct metric *m, int nsides)
 			r->tested[s] = true;
 			r->any = true;
 		}
+	}
+}
+
+/* Each metric's values on every side, then its rows tested. */
+static void collect_and_test(struct compare *c, struct metric *m, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		for (int s = 0; s < c->nsides; s++)
+			collect(c, &m[k], s);
+		test_rows(&m[k], c->nsides);
 	}
 }
 
@@ -517,21 +535,13 @@ int cmd_compare(int argc, char **argv)
 	}
 	if (!c->nm)
 		add_defaults(c);
-	for (size_t k = 0; k < c->nm; k++) {
-		for (int s = 0; s < c->nsides; s++)
-			collect(c, &c->m[k], s);
-		test_rows(&c->m[k], c->nsides);
-	}
+	collect_and_test(c, c->m, c->nm);
 	if (!total_rows(c))
 		die("no metric of scenario \"%s\" found in %s or %s%s (%s)",
 		    c->side[0].scenario, c->side[0].file, c->side[1].file,
 		    c->nsides > 2 ? " or the others" : "", c->m[0].why[0]);
 	counters_add(c);
-	for (size_t k = 0; k < c->ncm; k++) {
-		for (int s = 0; s < c->nsides; s++)
-			collect(c, &c->cm[k], s);
-		test_rows(&c->cm[k], c->nsides);
-	}
+	collect_and_test(c, c->cm, c->ncm);
 	counters_judge(c);
 	for (int s = 1; s < c->nsides; s++) {
 		config_diff(c, s);

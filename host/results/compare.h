@@ -96,6 +96,13 @@ static inline char side_letter(int s)
 	return (char)('A' + s);
 }
 
+/*
+ * A metric read at @path, appended to the @n of @ms; a path that does not
+ * parse dies naming @what ("--metric", "counter").
+ */
+struct metric *metric_append(struct metric **ms, size_t *n,
+			     const char *what, const char *path);
+
 /* The counters of side 0's runs that no declared metric reads. */
 void counters_add(struct compare *c);
 /* Each side's verdicts, once the counters' rows are tested. */

@@ -38,22 +38,13 @@ static void add_counter(struct compare *c, const char *name,
 			const char *path)
 {
 	struct metric *m;
-	char err[256];
 
 	if (have_path(c, path))
 		return;
-	m = realloc(c->cm, (c->ncm + 1) * sizeof(*m));
-	if (!m)
-		die("out of memory");
-	c->cm = m;
-	m = &c->cm[c->ncm];
-	memset(m, 0, sizeof(*m));
-	if (jpath_parse(path, &m->path, err, sizeof(err)))
-		die("counter %s: %s", path, err);
+	m = metric_append(&c->cm, &c->ncm, "counter", path);
 	m->name = strdup(name);
 	if (!m->name)
 		die("out of memory");
-	c->ncm++;
 }
 
 /* Every number of @obj as a counter "NAME_PREFIX.KEY" at "PATH.KEY". */
