@@ -242,7 +242,7 @@ batch_add() { # NAME [MMUB-OPTIONS...] -- SCRIPT
 }
 
 batch_boots() {
-	local i j key script args t0
+	local i j key script args t0 secs
 	local -A done_=()
 	for i in "${!BATCH_KEYS[@]}"; do
 		key=${BATCH_KEYS[i]}
@@ -259,10 +259,10 @@ batch_boots() {
 		eval "args=(${BATCH_ARGS[i]})"
 		# shellcheck disable=SC2154 # args, set by eval
 		mmub "${args[@]}" --sh "$script"$'\n:'
-		t0=$(echo "$EPOCHREALTIME - $t0" | bc)
-		printf '# one boot (%s): %.0f s\n' "$key" "$t0" >&3
+		secs=$(echo "$EPOCHREALTIME - $t0" | bc)
+		printf '# one boot (%s): %.0f s\n' "$key" "$secs" >&3
 		[[ -z ${MMUB_RUNS_LOG:-} ]] ||
-			printf '%s\tboot %s\t%.2f\n' "${BATS_TEST_FILENAME##*/}" "$key" "$t0" >>"$MMUB_RUNS_LOG"
+			printf '%s\tboot %s\t%.2f\n' "${BATS_TEST_FILENAME##*/}" "$key" "$secs" >>"$MMUB_RUNS_LOG"
 		for j in "${!BATCH_KEYS[@]}"; do
 			[[ ${BATCH_KEYS[j]} == "$key" ]] || continue
 			printf '%s\n' "$output" >"$BATS_FILE_TMPDIR/batch-${BATCH_NAMES[j]}.out"

@@ -175,8 +175,9 @@ fi
 
 # x86_64: for the whole boot, before the command, one VM with a vCPU, a
 # kprobe on each function mmubench probes and sched_switch on (kvm-hold.c
-# says why).  Built once per source, with the host's compiler.  The functions are those of the
-# probe tables in host/ ('{ "NAME", "p:mmub/NAME FUNCTION" }').
+# says why).  Built once per source, with the host's compiler.  The
+# functions are those of the probe tables in host/
+# ('{ "NAME", "p:mmub/NAME FUNCTION" }').
 if [[ $arch == x86_64 ]]; then
 	grep -rhoE '^[[:space:]]*\{ "[a-z0-9_]+", "[pr]:mmub/[a-z0-9_]+ [a-z0-9_]+"' \
 		"${BASH_SOURCE[0]%/*}/../../host" | awk '{ sub(/"$/, "", $NF); print $NF }' |
