@@ -63,3 +63,28 @@ echo "-:kh/tpb" >>$T/kprobe_events'
 		((BASH_REMATCH[1] > 0 && BASH_REMATCH[2] > 0)) ||
 		fail "the counters did not count a tracepoint turned on: $output"
 }
+
+# Every rewrite of kernel text from the boot to the command, by the time
+# the trace gives it (a kprobe on text_poke_bp_batch set on the command
+# line, so that it records from before the modules and the hold), beside
+# the time the second CPU came up (the kernel's log, the same clock:
+# at boot, or when /init brings it up).
+BOOT_POKES_SH='
+up=$(dmesg | awk -F"[][]" "/smpboot: Booting Node 0 Processor 1 |x86: Booting SMP configuration/ { print \$2 + 0; exit }")
+echo "UP ${up:-none} online=$(cat /sys/devices/system/cpu/online)"
+grep -v "^#" /sys/kernel/tracing/trace | awk "\$5 == \"tpb:\" { sub(\":\", \"\", \$4); print \"POKE\", \$4 }"'
+
+@test "the x86_64 L1 rewrites kernel text only while CPU 0 alone is up, from boot to the command" {
+	require_nested
+	[[ $ARCH == x86_64 ]] || skip "the hold is the x86_64 L1's"
+	mmub --nested --append "kprobe_event=p:kh/tpb,text_poke_bp_batch" --sh "$BOOT_POKES_SH"
+	assert_success
+	assert_line --regexp '^UP [0-9.]+ online=0-2$'
+	local up pokes late
+	up=$(awk '$1 == "UP" { print $2 }' <<<"$output")
+	pokes=$(grep -c '^POKE ' <<<"$output" || true)
+	# The modules and the hold do rewrite: a count of none is no proof.
+	((pokes >= 10)) || fail "only $pokes rewrites recorded: the probe did not count"
+	late=$(awk -v up="$up" '$1 == "POKE" && $2 >= up' <<<"$output")
+	[[ -z $late ]] || fail "rewritten after CPU 1 came up at $up s: $late"
+}

@@ -255,6 +255,16 @@ if [ -x /bin/kvm-hold ] && ! /bin/kvm-hold $(cat /etc/kvm-hold.probes) 2>/tmp/kv
 	echo "@@MMUBENCH:WARN@@ kvm-hold failed: L1 may hang under TCG (ci/nested/kvm-hold.c)"
 fi
 
+# The other CPUs come up only now: run.sh boots an x86_64 L1 with
+# maxcpus=1, so that the boot, the modules and kvm-hold rewrote kernel
+# text with CPU 0 alone running it (ci/README.md, "Nested QEMU
+# failures").  no_ipi_broadcast=1 keeps the hotplug itself from
+# rewriting any.
+for c in /sys/devices/system/cpu/cpu[0-9]*/online; do
+	[ "$(cat "$c")" = 1 ] || echo 1 >"$c" ||
+		echo "@@MMUBENCH:WARN@@ cannot bring ${c%/online} online"
+done
+
 if [ ! -f /cmd ]; then
 	exec setsid cttyhack sh -l </dev/console >/dev/console 2>&1
 fi
