@@ -57,7 +57,8 @@ export MMUB_TIER
 : "${MMUB_MAX_RETRIES:=3}"
 : "${BATS_TEST_TIMEOUT:=900}"
 export ARCH BATS_TEST_TIMEOUT
-results=$root/build/test-results
+# MMUB_RESULTS: test/runner.bats' own runs keep the suite's.
+results=${MMUB_RESULTS:-$root/build/test-results}
 logs=$(mktemp -d "${TMPDIR:-/tmp}/mmub-test.XXXXXX")
 trap 'rm -rf "$logs"' EXIT
 # Each nested boot's and each run's seconds in it (test/helpers.bash).
@@ -138,22 +139,43 @@ nested_state() {
 
 mkdir -p "$results"
 rm -f "$results"/*.xml
-for f in "${files[@]}"; do
+
+# make check runs as many files at once as there are CPUs: none boots a
+# kernel, and without a direct /dev/kvm none changes a setting of the
+# host's.  With one, files raise hugetlb pools and set kvm parameters,
+# which two files at once would put back under each other; and make
+# test's nested boots take every CPU each.  So those run one by one.
+lanes=1
+if [[ $tier == check && $MMUB_DIRECT != 1 ]]; then
+	lanes=$(nproc)
+fi
+lanes=${MMUB_LANES:-$lanes}	# test/runner.bats
+
+# run_file FILE: bats on it; its TAP in $logs/NAME.tap (on this terminal
+# too when the files run one by one), bats' status in NAME.rc, its
+# seconds in NAME.secs.
+run_file() {
+	local f=$1 name t rc
 	name=$(basename "$f" .bats)
-	MMUB_NESTED=$(nested_state)
-	export MMUB_NESTED
-	if [[ $name != kernels && ${announced:-} != 1 ]]; then
-		announced=1
-		echo "# KVM for the tests: direct: ${MMUB_DIRECT/#1/yes}; nested: ${MMUB_NESTED/#1/yes}"
-		echo "# host settings compared before and after each file: $(host_state | grep -c .) (test/host_state.sh)"
-	fi
-	host_before=$(host_state)
-	kernels_before=$(test_kernels)
 	t=$(clock)
-	log=$logs/$name.tap
 	mkdir -p "$logs/$name"
-	bats --tap --timing --report-formatter junit -o "$logs/$name" "$f" | tee "$log"
-	rc=${PIPESTATUS[0]}
+	if ((lanes == 1)); then
+		bats --tap --timing --report-formatter junit -o "$logs/$name" "$f" | tee "$logs/$name.tap"
+		rc=${PIPESTATUS[0]}
+	else
+		bats --tap --timing --report-formatter junit -o "$logs/$name" "$f" >"$logs/$name.tap" 2>&1
+		rc=$?
+	fi
+	echo "$rc" >"$logs/$name.rc"
+	since "$t" >"$logs/$name.secs"
+}
+
+# tally FILE: its tests counted into the totals, and a file that stopped
+# early or failed without a failing test counted as one failure.
+tally() {
+	local f=$1 name log rc plan ok skipped bad
+	name=$(basename "$f" .bats)
+	log=$logs/$name.tap rc=$(cat "$logs/$name.rc")
 	[[ -f $logs/$name/report.xml ]] && mv "$logs/$name/report.xml" "$results/$name.xml"
 	plan=$(grep -m1 -oE '^1\.\.[0-9]+' "$log" | cut -d. -f3)
 	ok=$(grep -cE '^ok [0-9]+ ' "$log")
@@ -171,20 +193,71 @@ for f in "${files[@]}"; do
 		fail=$((fail + 1))
 	fi
 	retries=$((retries + $(grep -cE '^# retried: ' "$log")))
-	changed=$(host_state_diff "$host_before" "$(host_state)")
+	[[ -n ${took[$name.bats]+x} ]] || order+=("$name.bats")
+	took[$name.bats]=$(cat "$logs/$name.secs")
+}
+
+# check_left WHAT BEFORE_HOST BEFORE_KERNELS: one failure for each of a
+# setting of the host's and a test-only kernel that WHAT left changed.
+check_left() {
+	local changed left
+	changed=$(host_state_diff "$2" "$(host_state)")
 	if [[ $changed ]]; then
-		echo "# $f: left the host changed (counted as one failure):"
+		echo "# $1: left the host changed (counted as one failure):"
 		sed 's/^/#   /' <<<"$changed"
 		fail=$((fail + 1))
 	fi
-	left=$(LC_ALL=C comm -13 <(echo "$kernels_before") <(test_kernels))
+	left=$(LC_ALL=C comm -13 <(echo "$3") <(test_kernels))
 	if [[ $left ]]; then
-		echo "# $f: left test-only kernels in the kernel cache (counted as one failure):"
+		echo "# $1: left test-only kernels in the kernel cache (counted as one failure):"
 		sed 's/^/#   /' <<<"$left"
 		fail=$((fail + 1))
 	fi
-	note_time "$name.bats" "$t"
-done
+}
+
+announce() { # WHEN
+	echo "# KVM for the tests: direct: ${MMUB_DIRECT/#1/yes}; nested: ${MMUB_NESTED/#1/yes}"
+	echo "# host settings compared before and after $1: $(host_state | grep -c .) (test/host_state.sh)"
+}
+
+if ((lanes == 1)); then
+	for f in "${files[@]}"; do
+		MMUB_NESTED=$(nested_state)
+		export MMUB_NESTED
+		if [[ $(basename "$f") != kernels.bats && ${announced:-} != 1 ]]; then
+			announced=1
+			announce "each file"
+		fi
+		host_before=$(host_state)
+		kernels_before=$(test_kernels)
+		run_file "$f"
+		tally "$f"
+		check_left "$f" "$host_before" "$kernels_before"
+	done
+else
+	MMUB_NESTED=$(nested_state)
+	export MMUB_NESTED
+	announce "all the files (they run $lanes at a time)"
+	host_before=$(host_state)
+	kernels_before=$(test_kernels)
+	t=$(clock)
+	# Each file's TAP is printed once it and those before it are done.
+	pids=()
+	for ((i = 0; i < ${#files[@]}; i++)); do
+		while (($(jobs -rp | wc -l) >= lanes)); do
+			wait -n
+		done
+		run_file "${files[i]}" &
+		pids[i]=$!
+	done
+	for ((i = 0; i < ${#files[@]}; i++)); do
+		wait "${pids[i]}"
+		cat "$logs/$(basename "${files[i]}" .bats).tap"
+		tally "${files[i]}"
+	done
+	check_left "the files" "$host_before" "$kernels_before"
+	note_time "the files, $lanes at a time (wall)" "$t"
+fi
 
 echo "# where the time went (seconds):"
 for k in "${order[@]}"; do
