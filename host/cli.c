@@ -194,6 +194,7 @@ static void parse_common(struct common *c, int key, const char *arg,
 			 const struct scenario *s)
 {
 	struct vm_params *p = &c->vm;
+	char *para;
 	int a;
 
 	switch (key) {
@@ -280,11 +281,52 @@ static void parse_common(struct common *c, int key, const char *arg,
 		p->wl.action = (u32)a;
 		break;
 	case C_HELP:
-		printf("usage: %s %s [options]\n\n%s.\n\n", MMUB_NAME, s->name,
-		       s->help);
+		printf("usage: %s %s [options]\n\n", MMUB_NAME, s->name);
+		if (asprintf(&para, "%s.", s->help) < 0)
+			die("out of memory");
+		cli_wrap(stdout, para, 0, 0);
+		free(para);
+		printf("\n\n");
 		cli_usage_options(stdout, s);
 		exit(0);
 	}
+}
+
+/*
+ * @text from column @col on, its words wrapped within CLI_COLUMNS, each
+ * further line indented by @indent; no newline after the last word.
+ */
+void cli_wrap(FILE *f, const char *text, int indent, int col)
+{
+	const char *p = text;
+
+	while (*p) {
+		size_t word = strcspn(p, " ");
+
+		if (col > indent && col + 1 + (int)word > CLI_COLUMNS) {
+			fprintf(f, "\n%*s", indent, "");
+			col = indent;
+		} else if (col > indent) {
+			fputc(' ', f);
+			col++;
+		}
+		fprintf(f, "%.*s", (int)word, p);
+		col += (int)word;
+		p += word;
+		while (*p == ' ')
+			p++;
+	}
+}
+
+/* "-v, --vcpus N": an option as the usage names it. */
+static void opt_head(char *head, size_t len, const struct opt *o)
+{
+	int n = 0;
+
+	if (o->key < 256)
+		n = snprintf(head, len, "-%c, ", o->key);
+	snprintf(head + n, len - n, "--%s%s%s", o->name, o->arg ? " " : "",
+		 o->arg ? o->arg : "");
 }
 
 static void usage_opts(FILE *f, const struct opt *o)
@@ -292,14 +334,28 @@ static void usage_opts(FILE *f, const struct opt *o)
 	char head[48];
 
 	for (; o->name; o++) {
-		int n = 0;
-
-		if (o->key < 256)
-			n = snprintf(head, sizeof(head), "-%c, ", o->key);
-		snprintf(head + n, sizeof(head) - n, "--%s%s%s", o->name,
-			 o->arg ? " " : "", o->arg ? o->arg : "");
-		fprintf(f, "  %-24s %s\n", head, o->help);
+		opt_head(head, sizeof(head), o);
+		fprintf(f, "  %-24s ", head);
+		cli_wrap(f, o->help, 27, 27);
+		fputc('\n', f);
 	}
+}
+
+void cli_usage_common_names(FILE *f)
+{
+	char head[48];
+	int i = 0;
+
+	for (const struct opt *o = common_opts; o->name; o++, i++) {
+		opt_head(head, sizeof(head), o);
+		if (i % 3 == 0)
+			fprintf(f, "%s  ", i ? "\n" : "");
+		if (i % 3 == 2 || !o[1].name)
+			fprintf(f, "%s", head);
+		else
+			fprintf(f, "%-26s", head);
+	}
+	fputc('\n', f);
 }
 
 void cli_usage_scenario(FILE *f, const struct scenario *s)

@@ -20,6 +20,16 @@
 void cli_parse(const struct scenario *s, const struct scenario *const *all,
 	       size_t nr, struct common *c, int argc, char **argv);
 
+/* The usage's lines are at most this wide. */
+#define CLI_COLUMNS 80
+
+/*
+ * @text from column @col on, its words wrapped within CLI_COLUMNS, each
+ * further line indented by @indent; no newline after the last word.
+ */
+void cli_wrap(FILE *f, const char *text, int indent, int col);
+/* The common options' names, three a line (mmubench --help). */
+void cli_usage_common_names(FILE *f);
 /* The options section of the usage: the common ones, then @s's own. */
 void cli_usage_options(FILE *f, const struct scenario *s);
 /* @s's own options. */

@@ -29,37 +29,42 @@ static const struct command {
 	const char *help;
 	int (*run)(int argc, char **argv);
 } commands[] = {
-	{ "compare", "A.json B.json [C.json ...]: per metric medians, B/A "
-	  "(C/A ...), t-test and Mann-Whitney at 95 %", cmd_compare },
+	{ "compare", "A.json B.json...: medians, ratios, t-test, Mann-Whitney",
+	  cmd_compare },
 	{ "merge", "OUT.json IN.json...: the runs of several documents in one",
 	  cmd_merge },
-	{ "metrics", "[SCENARIO]: the metrics each scenario declares, which way is "
-	  "better, the regression gate's threshold", cmd_metrics },
-	{ "migrate-receive", "--listen PORT: the destination of migrate --to",
+	{ "metrics", "[SCENARIO]: the metrics a scenario declares, its gate",
+	  cmd_metrics },
+	{ "migrate-receive", "--listen PORT: the far end of migrate --to",
 	  cmd_migrate_receive },
 };
 
+/*
+ * At most 40 lines of at most CLI_COLUMNS: what there is, and where the
+ * rest is ("mmubench NAME --help", docs/scenarios/NAME.md).
+ */
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: mmubench SCENARIO [options]\n"
-		   "       mmubench COMMAND [arguments]\n\nScenarios:\n");
+	fprintf(f, "usage: mmubench SCENARIO [options]   an experiment on a VM\n"
+		   "       mmubench COMMAND [arguments]  work on results\n"
+		   "       mmubench NAME --help          a scenario's or "
+		   "command's every option\n\nScenarios:\n");
 	for (size_t i = 0; i < scenario_count; i++)
-		fprintf(f, "  %-11s %s\n", scenario_list[i]->name,
-			scenario_list[i]->help);
-	fprintf(f, "\nCommands (mmubench COMMAND --help):\n");
+		fprintf(f, "  %-15s %s\n", scenario_list[i]->name,
+			scenario_list[i]->brief);
+	fprintf(f, "\nCommands:\n");
 	for (size_t i = 0; i < MMUB_ARRAY_SIZE(commands); i++)
-		fprintf(f, "  %-11s %s\n", commands[i].name, commands[i].help);
-	fprintf(f, "\nA/B experiments across kernels: tools/ab.sh in the source "
-		   "tree (it builds and boots the kernels, this binary runs in "
-		   "them).\n");
-	fprintf(f, "\n");
-	cli_usage_options(f, NULL);
-	for (size_t i = 0; i < scenario_count; i++)
-		if (scenario_list[i]->opts->name) {
-			fprintf(f, "\n%s:\n", scenario_list[i]->name);
-			cli_usage_scenario(f, scenario_list[i]);
-		}
-	fprintf(f, "\nNeeds /dev/kvm (root or group kvm). Version "
+		fprintf(f, "  %-15s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\nOptions of every scenario (SCENARIO --help says what "
+		   "each does):\n");
+	cli_usage_common_names(f);
+	fprintf(f, "\nExamples:\n"
+		   "  mmubench touch -v 2 -b 64m -s anonymous_thp --guest-page 2m\n"
+		   "  mmubench dirty-log -v 2 -b 4m --mode ring --verify "
+		   "--json ring.json\n"
+		   "  mmubench compare before.json after.json\n"
+		   "\nA/B across kernels: tools/ab.sh in the source tree "
+		   "(README.md). Needs /dev/kvm\n(root or group kvm). Version "
 		   MMUB_VERSION ".\n");
 }
 

@@ -139,13 +139,44 @@ good_doc() {
 	assert_equal "$status" 2
 	assert_output --partial "--guest /nonexistent/guest.elf: No such file or directory"
 }
-@test "help lists every option" {
+@test "help names every common option; a scenario's --help says what each does" {
+	local o
 	run "$MMUBENCH" --help
 	assert_success
 	for o in vcpus bytes backing slots iterations writes random seed cpus \
-		 guest-page touch fraction ranges repeat json no-populate \
+		 guest-page touch fraction ranges repeat json no-populate prefault \
 		 reserve-hugepages watchdog guest no-latency debug-action; do
+		assert_line --regexp "^  (.* )?(-[a-z], )?--$o( [A-Z]|$| )"
+	done
+	run "$MMUBENCH" touch --help
+	assert_success
+	for o in vcpus bytes backing slots iterations writes random seed cpus \
+		 guest-page touch fraction ranges repeat json no-populate prefault \
+		 reserve-hugepages watchdog guest no-latency debug-action exec backend; do
 		assert_line --regexp "^  (-[a-z], )?--$o( |$)"
+	done
+}
+
+# mmubench --help is a page, not the manual (issue 42): at most 40 lines;
+# it and every NAME --help fit 80 columns, every scenario and command
+# with one line in it.
+@test "--help: at most 40 lines; it and every NAME --help fit 80 columns" {
+	local c wide n
+	run --separate-stderr "$MMUBENCH" --help
+	assert_success
+	# $lines leaves out the empty ones.
+	n=$(grep -c "" <<<"$output")
+	((n <= 40)) || fail "mmubench --help: $n lines, more than 40"
+	wide=$(awk 'length($0) > 80' <<<"$output")
+	[[ -z $wide ]] || fail "mmubench --help: wider than 80 columns: $wide"
+	for c in touch dirty-log zap nx-recovery bench migrate scale demand-paging \
+		 private-mem memslot aging compare merge metrics migrate-receive; do
+		assert_line --regexp "^  $c +[^ ]"
+		run --separate-stderr "$MMUBENCH" "$c" --help
+		assert_success
+		wide=$(awk 'length($0) > 80' <<<"$output")
+		[[ -z $wide ]] || fail "mmubench $c --help: wider than 80 columns: $wide"
+		run --separate-stderr "$MMUBENCH" --help
 	done
 }
 

@@ -45,6 +45,9 @@ struct common {
 
 struct scenario {
 	const char *name;
+	/* One line of "mmubench --help", at most 62 characters. */
+	const char *brief;
+	/* The first paragraph of "mmubench NAME --help". */
 	const char *help;
 	const struct opt *opts;	/* its own, ending with { NULL } */
 	/* Its own option @key; every bad value dies here. */

@@ -475,6 +475,7 @@ static const struct metric_def metrics[] = {
 
 const struct scenario scenario_aging = {
 	.name = "aging",
+	.brief = "access tracking (page_idle): marked, read back, checked",
 	.help = "access tracking: mark the memory idle (page_idle), the "
 		"vCPUs touch a part, read back which pages are young; times "
 		"and the count checked against what was touched",

@@ -139,6 +139,7 @@ static int run(struct common *c)
 
 const struct scenario scenario_bench = {
 	.name = "bench",
+	.brief = "figures about mmubench itself: boot, loop ratio, exits",
 	.help = "figures about mmubench itself: boot time, guest/host loop "
 		"ratio, exits per pass",
 	.opts = (const struct opt[]){ { NULL } },

@@ -474,6 +474,7 @@ static const struct metric_def metrics[] = {
 
 const struct scenario scenario_demand_paging = {
 	.name = "demand-paging",
+	.brief = "memory through userfaultfd: paging rate, latency, page checks",
 	.help = "the test memory arrives through userfaultfd (MISSING or "
 		"MINOR faults, N handlers): paging rate, fault latency, "
 		"handler service time; every page checked",

@@ -630,6 +630,7 @@ static const struct metric_def metrics[] = {
 
 const struct scenario scenario_memslot = {
 	.name = "memslot",
+	.brief = "memslots moved, deleted, added while the vCPUs write",
 	.help = "memslots moved (active and inactive), deleted and added "
 		"back, unmapped whole and in chunks while the vCPUs write: "
 		"each operation's time, zaps and the vCPUs' latency; the "

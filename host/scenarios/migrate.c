@@ -723,6 +723,7 @@ static const char *const row_keys[] = { "page", NULL };
 
 const struct scenario scenario_migrate = {
 	.name = "migrate",
+	.brief = "pre-copy or post-copy live migration, checked page by page",
 	.help = "pre-copy (or --postcopy) live migration while the vCPUs "
 		"write, to a receiver process or --to HOST:PORT, at "
 		"--bandwidth; the destination checked page by page (seed "

@@ -783,6 +783,7 @@ static const struct metric_def metrics[] = {
 
 const struct scenario scenario_nx_recovery = {
 	.name = "nx-recovery",
+	.brief = "KVM's NX recovery worker on logged slots: zaps, CPU time (x86)",
 	.help = "execute (NX huge pages split), enable dirty logging, wait for "
 		"KVM's recovery worker: what it zaps, its CPU time (x86)",
 	.opts = opts,

@@ -559,6 +559,7 @@ static const struct metric_def metrics[] = {
 
 const struct scenario scenario_private_mem = {
 	.name = "private-mem",
+	.brief = "guest_memfd converted to shared and back: time, zaps (x86)",
 	.help = "guest_memfd private memory converted to shared and back "
 		"while the vCPUs write (x86 KVM_X86_SW_PROTECTED_VM): each "
 		"conversion's time, zaps and TLB flushes; guest-side checks",

@@ -418,6 +418,7 @@ static int run(struct common *c)
 
 const struct scenario scenario_scale = {
 	.name = "scale",
+	.brief = "every cost per GiB over --sizes, superlinear growth flagged",
 	.help = "populate, passes, enable, harvest, zap and the harness's "
 		"memory per GiB from --sizes, fitted, superlinear growth "
 		"flagged (a benchmark)",

@@ -125,6 +125,7 @@ static const struct metric_def metrics[] = {
 
 const struct scenario scenario_touch = {
 	.name = "touch",
+	.brief = "populate, then -i passes: time, pages/s, latency, KVM stats",
 	.help = "populate, then -i passes; time, pages/s, latency, KVM stats",
 	.opts = opts,
 	.parse = parse,

@@ -683,6 +683,7 @@ static const char *const row_keys[] = {
 
 const struct scenario scenario_dirty_log = {
 	.name = "dirty-log",
+	.brief = "enable, harvest, disable logging; --verify: no dirty page lost",
 	.help = "enable logging (timed), first-harvest accounting, -i "
 		"write+harvest iterations, disable; --verify checks that no "
 		"dirty page is lost; --table enable: the seeds' enable table",

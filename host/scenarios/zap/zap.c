@@ -204,6 +204,7 @@ static const char *const row_keys[] = { "zap.pattern", NULL };
 
 const struct scenario scenario_zap = {
 	.name = "zap",
+	.brief = "MADV_DONTNEED while the vCPUs fault: zap cost, refault checks",
 	.help = "vCPUs fault and write while the host invalidates with "
 		"MADV_DONTNEED; zap cost, fault-side latency, refault "
 		"integrity; --dirty-log --verify: no write lost meanwhile",
