@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The one retry rule for nested runs, sourced by the tests
 # (test/helpers.bash), tools/ab.sh and so ci/nightly.  ci/README.md,
-# "Nested QEMU failures", names the signature and its evidence.
+# "What is retried", names the signature; docs/findings/
+# nested-qemu-failures.md has its evidence.
 #
 # nested_infra_failure [FILE]: the run's output (FILE, or standard input)
 # shows a failure of the nested setup itself: the marker line that

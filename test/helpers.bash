@@ -324,7 +324,7 @@ peer_run() {
 
 # ---- the retry rule ------------------------------------------------------
 #
-# ci/retry.sh: only the failure that ci/README.md ("Nested QEMU failures")
+# ci/retry.sh: only the failure that ci/README.md ("What is retried")
 # attributes to the nested setup, on the marker line ci/nested/run.sh
 # prints for exactly it, and never with an error of mmubench's own.
 # shellcheck source=../ci/retry.sh

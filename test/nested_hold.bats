@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The x86_64 L1's hold (ci/nested/kvm-hold.c): while it lives, a run
 # rewrites no kernel text, so QEMU's stale-code bug under multi-threaded
-# TCG (ci/README.md, "Nested QEMU failures") has nothing to catch.
+# TCG (docs/findings/nested-qemu-failures.md) has nothing to catch.
 load helpers
 
 # The L1's count of kernel text writes: a kprobe on __text_poke (every

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
-# Resolution (README.md, "Resolution"): the nested runner's deterministic
+# Resolution (docs/ab.md, "Resolution"): the nested runner's deterministic
 # clock (--clock icount), whose two boots of one kernel agree; bad input
 # to tools/resolution.sh.  The detection curve itself, 12 boots on
 # icount, is the nightly's (test/nightly/resolution.bats); the gate's

@@ -7,8 +7,8 @@
  * command.  Under QEMU 7.2's multi-threaded TCG a CPU can go on executing
  * the int3 of a text_poke_bp() rewrite after the site is restored in
  * memory: the kernel finds no int3 there, steps back onto the site, and
- * the CPU loops with interrupts off for good (ci/README.md, "Nested QEMU
- * failures").  Three things rewrite hot kernel text while every CPU runs it:
+ * the CPU loops with interrupts off for good (docs/findings/nested-qemu-failures.md;
+ * docs/quirks.md).  Three things rewrite hot kernel text while every CPU runs it:
  *
  * - KVM's first VM turns preempt_notifier_key on and its last one off,
  *   a jump label in __schedule; the first vCPU of a VM without an

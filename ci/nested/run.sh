@@ -27,7 +27,7 @@
 # -icount, one TCG thread, 2^SHIFT ns an instruction, SHIFT 0..10,
 # default 4): a run's times no longer depend on the host's load, and the
 # x86_64 L1 has one CPU (QEMU 7.2 never lets a second one finish booting
-# there; ci/README.md, "Deterministic time").  host (the default) is
+# there; docs/findings/deterministic-time.md).  host (the default) is
 # multi-threaded TCG on the host's clock.
 set -euo pipefail
 
@@ -94,8 +94,8 @@ esac
 # whichever vCPU thread restores x87 state (FXRSTOR, XRSTOR), with an
 # unlocked read-modify-write.  When that first CPU is entering or leaving
 # an L2 guest at the same moment, its nested-paging and GIF bits are
-# lost or brought back, and L1 and L2 state mix (ci/README.md, "Nested
-# QEMU failures", has the evidence).  So the command never runs on L1
+# lost or brought back, and L1 and L2 state mix (docs/findings/
+# nested-qemu-failures.md has the evidence).  So the command never runs on L1
 # CPU 0: it gets CPUs 1..N of an L1 with N + 1 CPUs, and CPU 0's hflags2
 # never changes, which makes the lost update harmless.
 qsmp=$smp cpus=
@@ -121,7 +121,7 @@ if [[ $icount ]]; then
 		# With 2 or 3 CPUs, QEMU 7.2 never finishes SMP bring-up:
 		# CPU 1 stays at the instruction after PAUSE in
 		# wait_for_master_cpu() with its callout bit set, while CPU 0
-		# runs on (ci/README.md, "Deterministic time").
+		# runs on (docs/findings/deterministic-time.md).
 		[[ -z $smp_given || $smp == 1 ]] ||
 			die "--smp $smp: with --clock $clock the x86_64 L1 has one CPU (QEMU 7.2 never finishes booting a second one under icount)" 2
 		smp=1

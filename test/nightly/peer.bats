@@ -64,7 +64,7 @@ BATS_TEST_TIMEOUT=1800
 	local out=$BATS_TEST_TMPDIR/peer
 	# 4G: the L1's last frame ends a bitmap word (on an x86_64 L1 of 2G
 	# the last word is cut by max_pfn, 0x7ffe0, and the peer stops on a
-	# frame there: README.md, "Access tracking: aging").
+	# frame there: docs/scenarios/aging.md).
 	peer_run --test access_tracking_perf_test --kernel 6.12 --arch arm64 -v 2 -b 8m --runs 2 --mem 4G --out "$out"
 	assert_success
 	assert_line --regexp '^tools/peer.sh: 2 runs each of access_tracking_perf_test -v 2 -b 8m -m 5 and mmubench aging -v 2 -b 8m -i 2 --no-populate --no-latency, '
