@@ -39,6 +39,12 @@ int stats_summarize(const double *v, size_t n, struct stats_summary *s)
 	return 0;
 }
 
+/* Rounding takes the series just past 1 for a large t. */
+static double probability(double p)
+{
+	return fmin(fmax(p, 0), 1);
+}
+
 /*
  * For integer df the t distribution has a closed form in
  * theta = atan(t / sqrt(df)): a finite series in cos^2(theta), odd and
@@ -66,7 +72,7 @@ double stats_t_central(double t, unsigned int df)
 			term *= c2 * (2.0 * k) / (2.0 * k + 1);
 			sum += term;
 		}
-		return 2 / M_PI * (th + sin(th) * sum);
+		return probability(2 / M_PI * (th + sin(th) * sum));
 	}
 	term = 1;
 	sum = 1;
@@ -74,7 +80,7 @@ double stats_t_central(double t, unsigned int df)
 		term *= c2 * (2.0 * k + 1) / (2.0 * k + 2);
 		sum += term;
 	}
-	return sin(th) * sum;
+	return probability(sin(th) * sum);
 }
 
 /* Bisection: stats_t_central() is monotonic in t. */

@@ -34,6 +34,16 @@ static void test_t_table(void)
 	NEAR(stats_t_central(2, 2), 2 / sqrt(6), 1e-12);
 	NEAR(stats_t_central(0, 7), 0, 1e-12);
 	NEAR(stats_t_central(1e300, 7), 1, 1e-12);
+	/*
+	 * A probability, whatever the rounding: 1 - P is a p-value, and a
+	 * central P past 1 made compare print a negative one.
+	 */
+	for (unsigned int df = 1; df <= 40; df++)
+		for (double t = 1e-3; t < 1e9; t *= 1.7) {
+			double p = stats_t_central(t, df);
+
+			CHECK(p >= 0 && p <= 1);
+		}
 	/* Huge df tends to the normal: 1.959964 at 95 %. */
 	NEAR(stats_t_crit(0.95, 1000000), 1.959964, 1e-5);
 	CHECK(isnan(stats_t_crit(0.95, 0)));
