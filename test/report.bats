@@ -369,6 +369,43 @@ nway_night() { # DIR
 	assert_success
 }
 
+
+# zap-patterns of night2 again, each boot's run taken twice (4 a side,
+# enough for Mann-Whitney at 95 %), compared by today's mmubench: the
+# counters the unlink series moves are listed.  enable-init-set keeps
+# the fixture's comparison, made before compare judged counters.
+counters_night() { # DIR
+	local x=$1/zap-patterns s i
+	cp -r "$FIX/night2" "$1"
+	for s in A B; do
+		for i in 1 2; do
+			cp "$x/runs/$s-$i.json" "$x/runs/$s-$((i + 2)).json"
+		done
+		"$MMUBENCH" merge "$BATS_TEST_TMPDIR/$s.json" "$x"/runs/"$s"-[1-4].json
+	done
+	"$MMUBENCH" compare "$BATS_TEST_TMPDIR/A.json" "$BATS_TEST_TMPDIR/B.json" \
+		--labels original,tdp-mmu-unlink-empty-leaf-tables \
+		--json "$x/compare.json" >"$x/compare.txt"
+}
+
+@test "ci/report/report.sh: an A/B section lists the other numbers that moved; an older comparison says it has none" {
+	local night=$BATS_TEST_TMPDIR/night html c
+	counters_night "$night"
+	c=$night/zap-patterns/compare.json
+	run jq -e '.counters.sides[0].changed > 0' "$c"
+	assert_success
+	run "$ROOT/ci/report/report.sh" "$night"
+	assert_success
+	html=$night/report/index.html
+	has "$html" '<h3>Also changed</h3>'
+	has "$html" "$(jq -r '.counters.sides[0] | "<p>B against A (\(.label)): \(.compared) counters compared: \(.changed + .exact) changed (\(.exact) exactly), \(.identical) identical in every run, \(.varying - .changed) no change found;"' "$c")"
+	# Every counter compare listed, in its order, none other.
+	assert_equal "$(grep -o '<tr class="sig"><td>B</td><td>[^<]*</td><td>[^<]*</td>' "$html" |
+		sed -E 's|.*<td>B</td><td>([^<]*)</td><td>([^<]*)</td>|\1 \2|')" \
+		"$(jq -r '.counters.sides[0].rows[] | "\(.counter) \(.row)"' "$c")"
+	# enable-init-set's comparison predates the counters.
+	has "$html" 'This comparison judged no other number: its mmubench compare predates it.'
+}
 # report.jq's functions, called as report.sh calls them.
 rjq() { jq -L "$ROOT/ci/report" "include \"report\"; $1" "${@:2}"; }
 

@@ -92,6 +92,28 @@ def notes: .notes[]? | note;
 # notes on the two tests, which say nothing there.
 def direct_notes: .notes[]? | select(test("Mann-Whitney|t-test") | not) | note;
 
+# ---- a comparison: the other numbers that moved ----------------------------
+
+# -> per later side, compare's count of the runs' other numbers (each
+# phase's VM and vCPU stats, wall times, the scenario's own counts;
+# compare --json's .counters): letter, label, compared, changed, of them
+# exactly, identical in every run, varying.  None from a comparison made
+# before compare judged them.
+def counters_sides:
+	.counters.sides[]? |
+	["ABCDEFGH"[.side:.side + 1], (.label // "" | @html), .compared, .changed, .exact,
+	 .identical, .varying] | @tsv;
+
+# -> the numbers compare listed ("also changed"; every one with
+# --all-counters): letter, counter and row (HTML), A's and the side's
+# median, the ratio, t's p after the correction, Mann-Whitney's p, the
+# verdict, res.
+def counters_rows:
+	.counters.sides[]? | .side as $s | .rows[] |
+	["ABCDEFGH"[$s:$s + 1], (.counter | @html), (.row // "-" | @html), .a_median,
+	 .median, .ratio, .p_t, .mann_whitney_p, .verdict,
+	 (if .resolution != null and .resolution.reachable then .resolution.mde_pct else null end)] | @tsv;
+
 # ---- a comparison: the tables' rows (TSV, one row a line) ------------------
 
 # -> the rows of metric $m.

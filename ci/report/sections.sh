@@ -315,6 +315,34 @@ ab_env_rows() { # EXP EXPDIR SIDE-PREFIX LABEL...
 	done
 }
 
+# The runs' other numbers (each phase's VM and vCPU stats, wall times,
+# the scenario's own counts) that compare lists as "also changed": t
+# after Benjamini-Hochberg and Mann-Whitney both flag them.  Per later
+# side a line of counts, then the table.  A change here is a finding,
+# never a regression: the gate fails only on a rule that names it.
+also_changed() { # COMPARE.json
+	echo "<h3>Also changed</h3>"
+	if ! rjq 'has("counters")' -e "$1" >/dev/null; then
+		echo '<p class="missing">This comparison judged no other number: its mmubench compare predates it.</p>'
+		return
+	fi
+	rjq counters_sides -r "$1" | awk -F'\t' '{
+		printf "<p>%s against A (%s): %d counters compared: %d changed (%d exactly), %d identical in every run, %d no change found; t after Benjamini-Hochberg (false discovery rate 5 %%), Mann-Whitney at 95 %%; uncorrected, about %.1f of the %d that vary would be flagged by chance.</p>\n",
+			$1, $2, $3, $4 + $5, $5, $6, $7 - $4, $7 * 0.05, $7 }'
+	rjq counters_rows -r "$1" | awk -F'\t' "$awk_fmt"'
+	NR == 1 {
+		print "<table>"
+		print "<thead><tr><th>side</th><th>counter</th><th>row</th><th>A median</th><th>median</th><th>ratio</th><th>t p</th><th>MW p</th><th>verdict</th><th>res</th></tr></thead><tbody>"
+	}
+	{
+		printf "<tr%s><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+			$9 ~ /^changed/ ? " class=\"sig\"" : "", $1, $2, $3, num($4), num($5),
+			$6 == "" ? "&ndash;" : sprintf("%.3f", $6), $7 == "" ? "&ndash;" : sprintf("%.3g", $7),
+			$8 == "" ? "&ndash;" : sprintf("%.3g", $8), h($9), pm($10)
+	}
+	END { if (NR) print "</tbody></table>" }'
+}
+
 # A comparison (tools/ab.sh's folder, or a direct night's peer): its tables
 # with the noise floor, bars, latency, trend and compare's output, then
 # its sides' rows in $work/env, named PREFIX LETTER: LABEL.  POINTS as
@@ -341,6 +369,7 @@ ab_section() { # EXP EXPDIR ID TITLE POINTS [SIDE-PREFIX]
 		bar_chart "$c" "$m" "$id-bars-$mi.svg" "${lab[@]}"
 		img "$id-bars-$mi.svg" "$x $m: $what, every run"
 	done < <(rjq metrics -r "$c")
+	also_changed "$c"
 	echo "<h3>Latency per pass</h3>"
 	for ((i = 0; i < ns; i++)); do
 		s=${letters:i:1}
