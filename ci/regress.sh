@@ -11,6 +11,13 @@
 # (the smallest change both would flag 4 times in 5) is within the
 # threshold; where it is wider, the row says "cannot tell".
 #
+# The runs' other numbers (compare's "also changed": each phase's VM and
+# vCPU stats, wall times, the scenario's own counts) that moved are said
+# ("changed"), never a regression, unless a rule names one as
+# "counter:NAME", NAME as compare prints it: its row is then judged as a
+# metric's, by compare's own verdict (t after Benjamini-Hochberg, and
+# Mann-Whitney).
+#
 #   ci/regress.sh [--thresholds FILE] [--old-name TEXT] [--new-name TEXT]
 #                 [--out DIR] OLD.json NEW.json
 #   ci/regress.sh [--thresholds FILE] --rules
@@ -24,9 +31,12 @@
 #   --out DIR          keep compare.txt and compare.json there
 #   --rules            print the rules instead, one a line:
 #                      SCENARIO<TAB>METRIC<TAB>lower|higher<TAB>PERCENT
+#                      (METRIC a declared one, or counter:NAME)
 #
 # One line per judged row ("REGRESSION", "worse", "better", "no change",
-# "cannot tell"), then a summary with the count of each of the last two.
+# "cannot tell"), one per other number that changed ("changed") and per
+# counter rule that names none of these runs ("no such"), then a summary
+# with the count of no change, cannot tell and changed.
 # Exit 0: no regression ("cannot tell" passes, counted); 1: a regression
 # (or compare failed); 2: usage.
 set -euo pipefail
@@ -91,7 +101,7 @@ overrides() {
 			bad = 1
 			exit 2
 		}
-		if (!((s SUBSEP m) in known)) {
+		if (m !~ /^counter:./ && !((s SUBSEP m) in known)) {
 			printf "ci/regress.sh: error: --thresholds %s:%d: %s %s: no scenario " \
 			       "declares it (mmubench metrics lists them)\n", file, FNR, s, m > "/dev/stderr"
 			bad = 1
@@ -114,7 +124,8 @@ overrides() {
 rules_of() { # DECLARED OVERRIDES
 	awk -F'\t' 'FILENAME == ARGV[1] { o[$1 SUBSEP $2] = $0; next }
 		($1 SUBSEP $2) in o { print o[$1 SUBSEP $2]; next }
-		$3 != "-" && $4 != "-"' <(echo "$2") <(echo "$1")
+		$3 != "-" && $4 != "-"
+		END { for (k in o) if (o[k] ~ /^[^\t]*\tcounter:/) print o[k] }' <(echo "$2") <(echo "$1")
 }
 declared=$(declared)
 [[ $declared ]] || die "$mmubench metrics printed no metrics"
@@ -140,6 +151,27 @@ fi
 if ((rc)) || [[ ! -f $work/compare.json ]]; then
 	cat "$work/compare.err" >&2
 	die "mmubench compare ${files[0]} ${files[1]} failed (exit $rc)"
+fi
+
+# A rule may name one of the runs' other numbers, as compare prints it
+# in "also changed" (each phase's VM and vCPU stats, wall times, the
+# scenario's own counts): "counter:zap vm.remote_tlb_flush_requests".
+# Its row is judged as a metric's, "both tests" being compare's own
+# verdict: t after Benjamini-Hochberg, and Mann-Whitney.
+scenario=$(jq -r .scenario "$work/compare.json")
+counter_rules=$(awk -F'\t' -v sc="$scenario" '$1 == sc && $2 ~ /^counter:/' <<<"$rules")
+judged_doc=$work/compare.json
+if [[ $counter_rules ]]; then
+	"$mmubench" compare "${files[0]}" "${files[1]}" --labels old,new --all-counters \
+		--json "$work/all.json" >/dev/null 2>"$work/all.err" ||
+		{ cat "$work/all.err" >&2; die "mmubench compare --all-counters failed"; }
+	jq '.rows += [.a.runs as $na | .b.runs as $nb | .counters.sides[0].rows[] |
+		(.verdict | startswith("changed")) as $sig |
+		{metric: ("counter:" + .counter), row, a: {median: .a_median, n: $na},
+		 b: {median: .median, n: $nb}, ttest: {significant: $sig},
+		 mann_whitney: {significant: $sig, p: .mann_whitney_p}, resolution}]' \
+		"$work/all.json" >"$work/judged.json"
+	judged_doc=$work/judged.json
 fi
 
 # Per row of a listed metric: "STATUS<TAB>METRIC ROW<TAB>line".  The
@@ -191,7 +223,7 @@ def res_text: if .resolution != null and (.resolution.reachable | not)
   elif $worse > $r.pct then
 	"cannot tell\t\($mr)  cannot tell \($what): \($moved); beyond the threshold but not significant by both (t \(if .ttest.significant then "yes" else "no" end), MW p \(.mann_whitney.p | fmt)); \($res)"
   else "no change\t\($mr)  no change   \($what): \($moved); no change beyond the \($res)" end
-' "$work/compare.json" >"$work/verdicts"
+' "$judged_doc" >"$work/verdicts"
 
 cut -f3- "$work/verdicts"
 judged=$(wc -l <"$work/verdicts")
@@ -200,9 +232,31 @@ unlisted=$(jq -r --arg rules "$rules" '.scenario as $sc
 	| [.rows[] | select(($sc + "\t" + .metric) as $k | $t | index($k) | not) | .metric]
 	| unique | join(", ")' "$work/compare.json")
 [[ -z $unlisted ]] || echo "  not judged (no threshold in mmubench metrics or ${tables[*]}): $unlisted"
+# A counter rule that matches no number of these runs judges nothing.
+while IFS=$'\t' read -r _ m _ _; do
+	[[ $m ]] || continue
+	jq -e --arg c "${m#counter:}" 'any(.counters.sides[0].rows[]; .counter == $c)' \
+		"$work/all.json" >/dev/null ||
+		echo "  no such     $scenario $m: these runs have no such number (mmubench compare --all-counters lists them): not judged"
+done <<<"$counter_rules"
+# The other numbers that compare found changed, which no rule names: a
+# change to look at, never a regression.
+jq -r --arg rules "$counter_rules" '
+def fmt: if . == null then "-"
+	elif (. | fabs) >= 100 then (. | round | tostring)
+	elif (. | fabs) >= 10 then ((. * 10 | round) / 10 | tostring)
+	else ((. * 1000 | round) / 1000 | tostring) end;
+($rules | split("\n") | map(split("\t")[1] // "" | ltrimstr("counter:"))) as $named
+| .scenario as $sc
+| .counters.sides[0].rows[]?
+| select((.verdict | startswith("changed")) and (.counter as $c | $named | index($c) | not))
+| "  changed     \($sc) \(.counter) \(.row): median \(.a_median | fmt) -> \(.median | fmt)\(if .ratio == null then "" else " (B/A \(.ratio | fmt))" end); t after Benjamini-Hochberg and Mann-Whitney: a change, not judged (no rule names it)"
+' "$work/compare.json" >"$work/others"
+cat "$work/others"
+others=$(wc -l <"$work/others")
 count() { awk -F'\t' -v s="$1" '$1 == s' "$work/verdicts" | wc -l; }
 unclear=$(count 'cannot tell')
-tally="$(count 'no change') no change beyond resolution, $unclear cannot tell"
+tally="$(count 'no change') no change beyond resolution, $unclear cannot tell; $others other numbers changed, not judged"
 bad=$(count REGRESSION)
 if ((bad)); then
 	echo "regress: $bad of $judged judged rows regressed: $(awk -F'\t' '

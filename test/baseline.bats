@@ -280,7 +280,7 @@ doc() {
 	run "$ROOT/ci/regress.sh" "$d/old.json" "$d/bad.json"
 	assert_failure 1
 	assert_line "REGRESSION  zap madvise_p50_us same4: median 102 -> 252 (+147.1 %; threshold 100 %, lower is better); worse at 95 % by t and Mann-Whitney; runs: old $d/old.json (5 runs), new $d/bad.json (5 runs)"
-	assert_line --regexp '^regress: 1 of 8 judged rows regressed: madvise_p50_us same4 \([0-9] no change beyond resolution, [0-9] cannot tell\)$'
+	assert_line --regexp '^regress: 1 of 8 judged rows regressed: madvise_p50_us same4 \([0-9] no change beyond resolution, [0-9] cannot tell; 0 other numbers changed, not judged\)$'
 	run "$ROOT/ci/regress.sh" "$d/old.json" "$d/within.json"
 	assert_success
 	assert_line "  worse       zap madvise_p50_us same4: median 102 -> 182 (+78.4 %; threshold 100 %, lower is better); significant, within the threshold"
@@ -289,7 +289,7 @@ doc() {
 	# t alone finds it (the outliers' mean), Mann-Whitney does not; the
 	# outliers make the resolution wider than the threshold.
 	assert_line --regexp '^  cannot tell zap madvise_p50_us same4: median 102 -> 500 \(\+390\.2 %; threshold 100 %, lower is better\); resolution \+/-[0-9.]+ %, wider than the threshold: a regression of 100 % could hide here$'
-	assert_line --regexp '^regress: no regression in 8 judged rows \([0-9] no change beyond resolution, [1-9] cannot tell\)$'
+	assert_line --regexp '^regress: no regression in 8 judged rows \([0-9] no change beyond resolution, [1-9] cannot tell; 0 other numbers changed, not judged\)$'
 	# The same runs reordered: no change, and the resolution says how
 	# small a change would have shown (2.31 sd of 1.58 in a mean of 102).
 	run "$ROOT/ci/regress.sh" "$d/old.json" "$d/same.json"
@@ -301,7 +301,7 @@ doc() {
 	assert_success
 	assert_line "  cannot tell zap madvise_p50_us same4: median 102 -> 102 (+0 %; threshold 2 %, lower is better); resolution +/-3.6 %, wider than the threshold: a regression of 2 % could hide here"
 	# The other rows keep their scenario's thresholds (mmubench metrics).
-	assert_line --regexp '^regress: no regression in 8 judged rows \([0-9] no change beyond resolution, [1-9] cannot tell\)$'
+	assert_line --regexp '^regress: no regression in 8 judged rows \([0-9] no change beyond resolution, [1-9] cannot tell; 0 other numbers changed, not judged\)$'
 	# 3 runs a side: Mann-Whitney never flags, whatever the change.
 	doc "$d/old3.json" 100 101 102
 	doc "$d/bad3.json" 250 251 252
@@ -399,4 +399,47 @@ bad() {
 		assert_success
 		[[ $output == usage:* && -z $stderr ]] || fail "$s --help: '${output:0:80}', stderr '$stderr'"
 	done
+}
+
+# ---- the runs' other numbers (compare's counters), no boot -----------------
+
+# The unlink series' kind of change: the zap phase's remote TLB flushes
+# fall 255 -> 13 in every run while the declared metrics keep their runs.
+@test "regress: a counter that moved is said, not judged; a rule naming it judges it; a rule naming none says so" {
+	local d=$BATS_TEST_TMPDIR
+	fake_zap "$d/old.json" same4 330.1 341.2 335.7 328.9 333.3
+	fake_zap "$d/new.json" same4 333.3 328.9 341.2 330.1 335.7
+	with_counters "$d/old.json" "256 251 260 249 255" 0
+	with_counters "$d/new.json" "13 12 15 11 14" 0
+	run "$ROOT/ci/regress.sh" "$d/old.json" "$d/new.json"
+	assert_success
+	assert_line "  changed     zap zap vm.remote_tlb_flush same4: median 255 -> 13 (B/A 0.051); t after Benjamini-Hochberg and Mann-Whitney: a change, not judged (no rule names it)"
+	assert_line --regexp '^regress: no regression in [0-9]+ judged rows \([0-9]+ no change beyond resolution, [0-9]+ cannot tell; 1 other numbers changed, not judged\)$'
+	# Named by a rule, the same row is judged: a fall is worse where
+	# higher is better.
+	printf '| zap | counter:zap vm.remote_tlb_flush | higher | 10 |\n' >"$d/c.conf"
+	run "$ROOT/ci/regress.sh" --thresholds "$d/c.conf" "$d/old.json" "$d/new.json"
+	assert_failure 1
+	assert_line "REGRESSION  zap counter:zap vm.remote_tlb_flush same4: median 255 -> 13 (-94.9 %; threshold 10 %, higher is better); worse at 95 % by t and Mann-Whitney; runs: old $d/old.json (5 runs), new $d/new.json (5 runs)"
+	refute_line --partial "  changed     zap zap vm.remote_tlb_flush"
+	assert_line --regexp '^regress: 1 of [0-9]+ judged rows regressed: counter:zap vm\.remote_tlb_flush same4 '
+	printf '| zap | counter:zap vm.remote_tlb_flush | lower | 10 |\n' >"$d/c.conf"
+	run "$ROOT/ci/regress.sh" --thresholds "$d/c.conf" "$d/old.json" "$d/new.json"
+	assert_success
+	assert_line "  better      zap counter:zap vm.remote_tlb_flush same4: median 255 -> 13 (-94.9 %; threshold 10 %, lower is better); better at 95 % by both tests"
+	# A count equal in every run: no change, to the count.
+	printf '| zap | counter:zap vm.pages_4k | lower | 10 |\n' >"$d/c.conf"
+	run "$ROOT/ci/regress.sh" --thresholds "$d/c.conf" "$d/old.json" "$d/new.json"
+	assert_success
+	assert_line "  no change   zap counter:zap vm.pages_4k same4: median 512 -> 512 (+0 %; threshold 10 %, lower is better); no change beyond the resolution +/-0 %"
+	# A rule naming a number these runs lack judges nothing, and says so.
+	printf '| zap | counter:zap vm.no_such_stat | lower | 10 |\n' >"$d/c.conf"
+	run "$ROOT/ci/regress.sh" --thresholds "$d/c.conf" "$d/old.json" "$d/new.json"
+	assert_success
+	assert_line "  no such     zap counter:zap vm.no_such_stat: these runs have no such number (mmubench compare --all-counters lists them): not judged"
+	# The same runs on both sides: nothing changed.
+	run "$ROOT/ci/regress.sh" "$d/old.json" "$d/old.json"
+	assert_success
+	refute_line --partial "  changed     "
+	assert_line --regexp '; 0 other numbers changed, not judged\)$'
 }

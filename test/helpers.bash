@@ -505,3 +505,36 @@ oneo() {
 	return $rc
 }
 '
+
+# ---- hand-made documents (compare.bats, baseline.bats) -------------------
+
+# fake_zap FILE PATTERN VALUE...: a well-formed zap document, one run per
+# value (zap_total_ms = VALUE, fault_p999_us = VALUE / 10).
+fake_zap() {
+	local f=$1 pat=$2 v runs=
+	shift 2
+	for v in "$@"; do
+		runs+="${runs:+,}{\"boot_ms\":12.5,\"phases\":[{\"name\":\"populate\",\"wall_ms\":3}],
+			\"zap\":{\"pattern\":\"$pat\",\"calls\":100,\"zap_total_ms\":$v,
+			\"fault_p999_us\":$(awk "BEGIN { print $v / 10 }"),
+			\"kernel_zap_total_ms\":null,\"kernel_fwait_p999_us\":null}}"
+	done
+	cat >"$f" <<EOF
+{"scenario":"zap","config":{"vcpus":2,"vcpu_bytes":33554432,"backing":"anonymous"},
+ "env":{"kernel":"6.1.192","mmu":"tdp_mmu"},"results":{"runs":[$runs]}}
+EOF
+}
+
+# with_counters FILE FLUSHES ZEROS: FILE's runs (fake_zap) get a phase
+# "zap" with VM stats no zap metric declares: remote_tlb_flush from
+# FLUSHES (one a run), pages_4k 512 and mmu_recycled 0 1 2 0 1 ... in
+# every run; and ZEROS as the scenario's refaults_zero.
+with_counters() { # FILE FLUSHES ZEROS
+	jq --argjson f "[${2// /,}]" --argjson z "$3" '.results.runs |= [to_entries[] |
+		.value.phases += [{name: "zap", wall_ms: 100, vm_stats: {
+			remote_tlb_flush: $f[.key], pages_4k: 512,
+			mmu_recycled: (.key % 3)}}] |
+		.value.zap.refaults_zero = $z | .value]' "$1" >"$1.tmp" &&
+		mv "$1.tmp" "$1"
+}
+
