@@ -64,22 +64,29 @@ echo "-:kh/tpb" >>$T/kprobe_events'
 		fail "the counters did not count a tracepoint turned on: $output"
 }
 
-# Every rewrite of kernel text from the boot to the command, by the time
-# the trace gives it (a kprobe on text_poke_bp_batch set on the command
-# line, so that it records from before the modules and the hold), beside
-# the time the second CPU came up (the kernel's log, the same clock:
-# at boot, or when /init brings it up).
-BOOT_POKES_SH='
+# Every rewrite of kernel text from the boot to the end of a loaded run
+# (dirty logging on 2M pages, whose load made 6.12's clocksource watchdog
+# mark the TSC unstable in every boot and turn sched_clock's key), by the
+# time the trace gives it (a kprobe on text_poke_bp_batch set on the
+# command line, so that it records from before the modules and the
+# hold), beside the time the second CPU came up (the kernel's log, the
+# same clock: at boot, or when /init brings it up).
+BOOT_POKES_SH="$ONE_SH"'
+one load dirty-log -e -v 2 -b 128m -s anonymous_hugetlb_2mb --reserve-hugepages
+echo "UNSTABLE $(dmesg | grep -c -e "as unstable" -e "sched_clock: Marking unstable")"
 up=$(dmesg | awk -F"[][]" "/smpboot: Booting Node 0 Processor 1 |x86: Booting SMP configuration/ { print \$2 + 0; exit }")
 echo "UP ${up:-none} online=$(cat /sys/devices/system/cpu/online)"
 grep -v "^#" /sys/kernel/tracing/trace | awk "\$5 == \"tpb:\" { sub(\":\", \"\", \$4); print \"POKE\", \$4 }"'
 
-@test "the x86_64 L1 rewrites kernel text only while CPU 0 alone is up, from boot to the command" {
+@test "the x86_64 L1 (6.12) rewrites kernel text only while CPU 0 alone is up, from boot to the end of a loaded run" {
 	require_nested
 	[[ $ARCH == x86_64 ]] || skip "the hold is the x86_64 L1's"
-	mmub --nested --append "kprobe_event=p:kh/tpb,text_poke_bp_batch" --sh "$BOOT_POKES_SH"
+	require_series original x86_64 6.12
+	mmub --nested --base 6.12 --append "kprobe_event=p:kh/tpb,text_poke_bp_batch" --sh "$BOOT_POKES_SH"
 	assert_success
 	assert_line --regexp '^UP [0-9.]+ online=0-2$'
+	assert_line "RESULT load rc=0"
+	assert_line "UNSTABLE 0"
 	local up pokes late
 	up=$(awk '$1 == "UP" { print $2 }' <<<"$output")
 	pokes=$(grep -c '^POKE ' <<<"$output" || true)

@@ -176,9 +176,9 @@ step_cmdline() { # N
 	for w in $(</proc/cmdline); do
 		case $w in
 		console=*|earlycon*|earlyprintk=*) words+=("$w") ;;
-		# The nested runner's: the step boots on one CPU too, and its
-		# /init brings the others up (ci/nested/run.sh says why).
-		maxcpus=*|no_ipi_broadcast=*) words+=("$w") ;;
+		# The nested runner's: the step boots on one CPU too, its
+		# /init brings the others up, its TSC unwatched (run.sh says why).
+		maxcpus=*|no_ipi_broadcast=*|tsc=*) words+=("$w") ;;
 		panic=*) panic=$w ;;
 		esac
 	done
