@@ -4,7 +4,7 @@
 # The one step of the LAVA test definition (ci/lava/mmubench.yaml): run
 # mmubench's experiments on the kernel the device booted (ci/nightly
 # --direct), then report them to LAVA, each experiment as test cases and
-# each metric as a measurement (ci/README.md, "LAVA").
+# each metric as a measurement (ci/lava/README.md).
 #
 #   ci/lava/run.sh [--label LABEL] [--only LIST] [--repeat R] [--out DIR]
 #   ci/lava/run.sh --results DIR [--label LABEL] [--only LIST]

@@ -257,9 +257,9 @@ fi
 
 # The other CPUs come up only now: run.sh boots an x86_64 L1 with
 # maxcpus=1, so that the boot, the modules and kvm-hold rewrote kernel
-# text with CPU 0 alone running it (ci/README.md, "Nested QEMU
-# failures").  no_ipi_broadcast=1 keeps the hotplug itself from
-# rewriting any.
+# text with CPU 0 alone running it (docs/findings/
+# nested-qemu-failures.md).  no_ipi_broadcast=1 keeps the hotplug itself
+# from rewriting any.
 for c in /sys/devices/system/cpu/cpu[0-9]*/online; do
 	[ "$(cat "$c")" = 1 ] || echo 1 >"$c" ||
 		echo "@@MMUBENCH:WARN@@ cannot bring ${c%/online} online"

@@ -131,7 +131,7 @@ fi
 # An x86_64 L1 boots on CPU 0 alone and /init brings the others up once
 # kvm-hold is in place (mkinitramfs.sh): a kernel text rewrite while
 # another TCG thread runs the site can leave that CPU looping on a stale
-# int3 (ci/README.md, "Nested QEMU failures"), and the boot, the module
+# int3 (docs/findings/nested-qemu-failures.md), and the boot, the module
 # loads and the hold's own set-up are such rewrites.  Without IPI
 # shorthands the hotplug rewrites nothing (apic_use_ipi_shorthand).
 if [[ $arch == x86_64 ]] && ((qsmp > 1)); then
