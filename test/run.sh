@@ -13,7 +13,9 @@
 #
 # --check is make check, the edit loop: no kernel is built and none
 # booted; the tests that need a nested kernel skip, saying so, and the
-# rest run (on this machine's /dev/kvm where there is one).
+# rest run (on this machine's /dev/kvm where there is one).  Without a
+# direct /dev/kvm its files run one a CPU (MMUB_LANES), each file's TAP
+# printed whole, in order.
 #
 # Counted as failed: a test that fails or times out (BATS_TEST_TIMEOUT,
 # 900 s unless a file sets its own), a test of a file's plan that never
