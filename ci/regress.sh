@@ -185,11 +185,12 @@ fi
 #   cannot tell  not flagged, but the resolution is wider than the
 #                threshold (or the median moved beyond it unflagged): a
 #                regression of the threshold's size could hide there
-jq -r --arg rules "$rules" --arg old "$old_name" --arg new "$new_name" '
-def fmt: if . == null then "-"
+# A number as the lines print it (jq 1.6 has no printf).
+fmt_def='def fmt: if . == null then "-"
 	elif (. | fabs) >= 100 then (. | round | tostring)
 	elif (. | fabs) >= 10 then ((. * 10 | round) / 10 | tostring)
-	else ((. * 1000 | round) / 1000 | tostring) end;
+	else ((. * 1000 | round) / 1000 | tostring) end;'
+jq -r --arg rules "$rules" --arg old "$old_name" --arg new "$new_name" "$fmt_def"'
 def pct: (if . >= 0 then "+" else "" end) + ((. * 10 | round) / 10 | tostring) + " %";
 def res: if .resolution == null or (.resolution.reachable | not) then null
 	else .resolution.mde_pct end;
@@ -241,11 +242,7 @@ while IFS=$'\t' read -r _ m _ _; do
 done <<<"$counter_rules"
 # The other numbers that compare found changed, which no rule names: a
 # change to look at, never a regression.
-jq -r --arg rules "$counter_rules" '
-def fmt: if . == null then "-"
-	elif (. | fabs) >= 100 then (. | round | tostring)
-	elif (. | fabs) >= 10 then ((. * 10 | round) / 10 | tostring)
-	else ((. * 1000 | round) / 1000 | tostring) end;
+jq -r --arg rules "$counter_rules" "$fmt_def"'
 ($rules | split("\n") | map(split("\t")[1] // "" | ltrimstr("counter:"))) as $named
 | .scenario as $sc
 | .counters.sides[0].rows[]?

@@ -92,6 +92,15 @@ def notes: .notes[]? | note;
 # notes on the two tests, which say nothing there.
 def direct_notes: .notes[]? | select(test("Mann-Whitney|t-test") | not) | note;
 
+# ---- a comparison: the tables' rows (TSV, one row a line) ------------------
+
+# -> the rows of metric $m.
+def rows_of($m): .rows[] | select(.metric == $m);
+
+# A row, or a side's verdict -> the resolution in %, null when no run
+# count reaches it.
+def res: if .resolution != null and .resolution.reachable then .resolution.mde_pct else null end;
+
 # ---- a comparison: the other numbers that moved ----------------------------
 
 # -> per later side, compare's count of the runs' other numbers (each
@@ -106,22 +115,13 @@ def counters_sides:
 
 # -> the numbers compare listed ("also changed"; every one with
 # --all-counters): letter, counter and row (HTML), A's and the side's
-# median, the ratio, t's p after the correction, Mann-Whitney's p, the
-# verdict, res.
+# median, the ratio, t's p (flagged after the correction), Mann-Whitney's
+# p, the verdict, res.
 def counters_rows:
 	.counters.sides[]? | .side as $s | .rows[] |
 	["ABCDEFGH"[$s:$s + 1], (.counter | @html), (.row // "-" | @html), .a_median,
 	 .median, .ratio, .p_t, .mann_whitney_p, .verdict,
-	 (if .resolution != null and .resolution.reachable then .resolution.mde_pct else null end)] | @tsv;
-
-# ---- a comparison: the tables' rows (TSV, one row a line) ------------------
-
-# -> the rows of metric $m.
-def rows_of($m): .rows[] | select(.metric == $m);
-
-# A row, or a side's verdict -> the resolution in %, null when no run
-# count reaches it.
-def res: if .resolution != null and .resolution.reachable then .resolution.mde_pct else null end;
+	 res] | @tsv;
 
 # -> metric $m of two sides: row (HTML), nA, nB, A and B median, B/A, the
 # t test's B-A and its interval's half-width (when valid), B-A in %, t's
