@@ -13,9 +13,12 @@
 #
 # --check is make check, the edit loop: no kernel is built and none
 # booted; the tests that need a nested kernel skip, saying so, and the
-# rest run (on this machine's /dev/kvm where there is one).  Without a
-# direct /dev/kvm its files run one a CPU (MMUB_LANES), each file's TAP
-# printed whole, in order.
+# rest run (on this machine's /dev/kvm where there is one).
+#
+# Without a direct /dev/kvm the files run side by side, one a CPU
+# (MMUB_LANES), the slowest of the last whole run first, after
+# test/kernels.bats alone; each file's TAP is printed whole, in the order
+# they started.
 #
 # Counted as failed: a test that fails or times out (BATS_TEST_TIMEOUT,
 # 900 s unless a file sets its own), a test of a file's plan that never
@@ -142,20 +145,29 @@ nested_state() {
 mkdir -p "$results"
 rm -f "$results"/*.xml
 
-# make check runs as many files at once as there are CPUs: none boots a
-# kernel, and without a direct /dev/kvm none changes a setting of the
-# host's.  With one, files raise hugetlb pools and set kvm parameters,
-# which two files at once would put back under each other; and make
-# test's nested boots take every CPU each.  So those run one by one.
+# Without a direct /dev/kvm no file changes a setting of the host's, so
+# files run side by side, one a CPU.  make check's boot nothing.  make
+# test's nested boots leave a core idle much of the time: one by one, a
+# warm run's files took 32.5 min on 2 cores and the run used 1.2 of them
+# on average; two at a time 23.9 min and 1.9 (docs/findings/suite-time.md).
+# Each boot takes its L1's 2 GiB, so no more lanes than memory holds at
+# 3 GiB each.  With a direct /dev/kvm files raise hugetlb pools and set
+# kvm parameters, which two files at once would put back under each
+# other: one by one.
 lanes=1
-if [[ $tier == check && $MMUB_DIRECT != 1 ]]; then
+if [[ $MMUB_DIRECT != 1 ]]; then
 	lanes=$(nproc)
+	if [[ $tier == test ]]; then
+		mem=$(awk '/^MemAvailable:/ { printf "%d", $2 / (3 * 1024 * 1024) }' /proc/meminfo)
+		((mem >= 1)) || mem=1
+		((lanes <= mem)) || lanes=$mem
+	fi
 fi
 lanes=${MMUB_LANES:-$lanes}	# test/runner.bats
 
 # run_file FILE: bats on it; its TAP in $logs/NAME.tap (on this terminal
 # too when the files run one by one), bats' status in NAME.rc, its
-# seconds in NAME.secs.
+# seconds in NAME.secs; side by side, a line when it ends.
 run_file() {
 	local f=$1 name t rc
 	name=$(basename "$f" .bats)
@@ -169,7 +181,26 @@ run_file() {
 		rc=$?
 	fi
 	echo "$rc" >"$logs/$name.rc"
-	since "$t" >"$logs/$name.secs"
+	# Whole or absent: print_done takes a file whose .secs exists as ended.
+	since "$t" >"$logs/$name.secs.tmp" && mv "$logs/$name.secs.tmp" "$logs/$name.secs"
+	# Side by side a file's TAP waits for those before it: say at once
+	# that this one ended, for a run that goes on for minutes.
+	((lanes == 1)) || printf '# %s done in %.0f s (bats exited %s)\n' "$name.bats" "$(cat "$logs/$name.secs")" "$rc"
+}
+
+# longest_first TIMES FILE...: the files, the slowest of the last whole
+# run (TIMES, "NAME.bats<TAB>seconds" lines) first and those it lacks
+# before them, so that no long file starts last and runs alone; in the
+# given order without TIMES.
+longest_first() { # TIMES FILE...
+	local times=$1 i=0 f
+	shift
+	[[ -r $times ]] || { printf '%s\n' "$@"; return; }
+	for f in "$@"; do
+		awk -F'\t' -v n="${f##*/}" -v i=$((i++)) -v f="$f" '
+			$1 == n { s = $2 }
+			END { printf "%s\t%06d\t%s\n", (s == "" ? 1e9 : s), i, f }' "$times"
+	done | sort -t$'\t' -k1,1gr -k2,2n | cut -f3
 }
 
 # tally FILE: its tests counted into the totals, and a file that stopped
@@ -197,6 +228,19 @@ tally() {
 	retries=$((retries + $(grep -cE '^# retried: ' "$log")))
 	[[ -n ${took[$name.bats]+x} ]] || order+=("$name.bats")
 	took[$name.bats]=$(cat "$logs/$name.secs")
+}
+
+# print_done: the TAP of each file from files[next] on that has ended,
+# up to the first that runs still, tallied.
+print_done() {
+	local name
+	while ((next < ${#pids[@]})); do
+		name=$(basename "${files[next]}" .bats)
+		[[ -f $logs/$name.secs ]] || return 0
+		cat "$logs/$name.tap"
+		tally "${files[next]}"
+		next=$((next + 1))
+	done
 }
 
 # check_left WHAT BEFORE_HOST BEFORE_KERNELS: one failure for each of a
@@ -237,25 +281,34 @@ if ((lanes == 1)); then
 		check_left "$f" "$host_before" "$kernels_before"
 	done
 else
+	# The kernels first and alone: the nested files boot them.
+	if [[ ${files[0]} == test/kernels.bats ]]; then
+		lanes_save=$lanes lanes=1
+		run_file "${files[0]}"
+		tally "${files[0]}"
+		lanes=$lanes_save
+		files=("${files[@]:1}")
+	fi
 	MMUB_NESTED=$(nested_state)
 	export MMUB_NESTED
 	announce "all the files (they run $lanes at a time)"
 	host_before=$(host_state)
 	kernels_before=$(test_kernels)
+	mapfile -t files < <(longest_first "$results/times.tsv" "${files[@]}")
 	t=$(clock)
 	# Each file's TAP is printed once it and those before it are done.
-	pids=()
+	pids=() next=0
 	for ((i = 0; i < ${#files[@]}; i++)); do
 		while (($(jobs -rp | wc -l) >= lanes)); do
 			wait -n
+			print_done
 		done
 		run_file "${files[i]}" &
 		pids[i]=$!
 	done
-	for ((i = 0; i < ${#files[@]}; i++)); do
+	for ((i = next; i < ${#files[@]}; i++)); do
 		wait "${pids[i]}"
-		cat "$logs/$(basename "${files[i]}" .bats).tap"
-		tally "${files[i]}"
+		print_done
 	done
 	check_left "the files" "$host_before" "$kernels_before"
 	note_time "the files, $lanes at a time (wall)" "$t"
@@ -268,8 +321,9 @@ done
 # A whole run's pace, for the next one's estimate (test/plan.sh).
 if ((whole)) && [[ $tier == test ]]; then
 	for k in "${order[@]}"; do
-		[[ $k != *.bats ]] || printf '%s\t%s\n' "$k" "${took[$k]}"
+		[[ $k != *.bats && $k != "the files, "* ]] || printf '%s\t%s\n' "$k" "${took[$k]}"
 	done >"$results/times.tsv.tmp" && mv "$results/times.tsv.tmp" "$results/times.tsv"
+	cp "$MMUB_RUNS_LOG" "$results/runs.tsv.tmp" && mv "$results/runs.tsv.tmp" "$results/runs.tsv"
 fi
 echo "# slowest tests:"
 cat "$logs"/*.tap | sed -nE 's/^(not )?ok [0-9]+ (.*) # in ([0-9]+) ?ms$/\3 \2/p' |

@@ -25,3 +25,19 @@ not ok 2 fixture fail"
 	[[ -f $BATS_TEST_TMPDIR/results/pass.xml && -f $BATS_TEST_TMPDIR/results/fail.xml ]] ||
 		fail "no JUnit XML for each file in $BATS_TEST_TMPDIR/results"
 }
+
+@test "side by side, the slowest file of the last whole run starts first; each says when it ends" {
+	local r=$BATS_TEST_TMPDIR/results
+	mkdir -p "$r"
+	printf 'pass.bats\t1.5\nfail.bats\t30\nthe files, 2 at a time (wall)\t31\n' >"$r/times.tsv"
+	MMUB_RESULTS=$r MMUB_LANES=2 \
+		run "$ROOT/test/run.sh" --check test/fixtures/runner/pass.bats test/fixtures/runner/fail.bats
+	assert_failure 1
+	assert_line --regexp '^# fail\.bats done in [0-9]+ s \(bats exited 1\)$'
+	assert_line --regexp '^# pass\.bats done in [0-9]+ s \(bats exited 0\)$'
+	# fail.bats, the slower last time, first: its TAP before pass.bats'.
+	local tap
+	tap=$(grep -E '^1\.\.' <<<"$output" | tr '\n' ' ')
+	assert_equal "$tap" "1..2 1..3 "
+	assert_line "3 passed, 1 failed, 1 skipped"
+}
