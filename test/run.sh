@@ -189,9 +189,9 @@ run_file() {
 }
 
 # longest_first TIMES FILE...: the files, the slowest of the last whole
-# run (TIMES, "NAME.bats<TAB>seconds" lines) first and those it lacks
-# before them, so that no long file starts last and runs alone; in the
-# given order without TIMES.
+# run (TIMES, "NAME.bats<TAB>seconds" lines: its build/test-results/, or
+# test/times.tsv before one) first and those it lacks before them, so
+# that no long file starts last and runs alone.
 longest_first() { # TIMES FILE...
 	local times=$1 i=0 f
 	shift
@@ -294,7 +294,9 @@ else
 	announce "all the files (they run $lanes at a time)"
 	host_before=$(host_state)
 	kernels_before=$(test_kernels)
-	mapfile -t files < <(longest_first "$results/times.tsv" "${files[@]}")
+	times=$results/times.tsv
+	[[ -f $times ]] || times=$root/test/times.tsv
+	mapfile -t files < <(longest_first "$times" "${files[@]}")
 	t=$(clock)
 	# Each file's TAP is printed once it and those before it are done.
 	pids=() next=0
