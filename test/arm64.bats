@@ -96,3 +96,22 @@ qemu_a64() { # SMP APPEND [QEMU OPTIONS...]
 	assert_line --regexp "vCPU 0 registers: PC=0x[0-9a-f]+ .*ESR_EL1=0x9200004[4-7] FAR_EL1=0x7ffff0000000 ELR_EL1=0x402"
 	assert_line "fault rc=1"
 }
+
+# The other arch's harness or image, by mistake: named with the one to
+# use, exit 2, before an initramfs is made or anything boots.
+@test "arm64: tools/kvm-exec.sh names a harness or image of the other arch, and the one to use" {
+	local k=$ROOT/tools/kvm-exec.sh x=$O/x86_64/guest.elf host
+	host=$(uname -m | sed -e 's/aarch64/arm64/')
+	[[ -f $x ]] || fail "no x86_64 guest (test/run.sh builds it: make ARCH=x86_64 guest)"
+	if [[ $host == x86_64 ]]; then
+		run "$k" --arch arm64 "$MMUBENCH" "$A64_GUEST" touch
+		assert_equal "$status" 2
+		assert_output "tools/kvm-exec.sh: error: $MMUBENCH: an x86_64 harness, and --arch arm64 needs arm64's (make ARCH=arm64 host: build/arm64/mmubench)"
+	fi
+	run "$k" --arch arm64 "$A64_MMUBENCH" "$x" touch
+	assert_equal "$status" 2
+	assert_output "tools/kvm-exec.sh: error: $x: an x86_64 guest image, and --arch arm64 needs arm64's (make ARCH=arm64 guest: build/arm64/guest.elf)"
+	run "$k" --arch "$host" "$MMUBENCH" "$ROOT/Makefile" touch
+	assert_equal "$status" 2
+	assert_output "tools/kvm-exec.sh: error: $ROOT/Makefile: not an ELF file, and --arch $host needs $host's (make ARCH=$host guest: build/$host/guest.elf)"
+}

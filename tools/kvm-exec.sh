@@ -50,6 +50,29 @@ bin=$1 guest=$2
 shift 2
 [[ -x $bin ]] || die "$bin: no mmubench binary (run make)"
 [[ -r $guest ]] || die "$guest: no guest image (run make)"
+
+# elf_arch FILE: x86_64 or arm64 by its ELF header's machine, else what
+# it is.
+elf_arch() {
+	[[ $(head -c 4 "$1" | od -An -c | tr -d ' ') == '177ELF' ]] || { echo "not an ELF file"; return; }
+	case $(od -An -tu2 -j 18 -N 2 "$1" | tr -d ' ') in
+	62) echo x86_64 ;;
+	183) echo arm64 ;;
+	*) echo "an ELF file of another machine" ;;
+	esac
+}
+# A binary or image of the other arch would fail deep in the initramfs
+# (its loader missing) or in the guest: name it and the one to use.
+for f in "$bin:harness:make ARCH=$arch host:mmubench" "$guest:guest image:make ARCH=$arch guest:guest.elf"; do
+	IFS=: read -r path what how name <<<"$f"
+	got=$(elf_arch "$path")
+	[[ $got == "$arch" ]] && continue
+	[[ $got == x86_64 || $got == arm64 ]] && got="an $got $what"
+	# The Makefile's places: this machine's arch's harness in build/.
+	want=build/$arch/$name
+	[[ $arch != "$host_arch" || $name != mmubench ]] || want=build/mmubench
+	die "$path: $got, and --arch $arch needs $arch's ($how: $want)" 2
+done
 files=()
 for f in "${extra[@]}"; do
 	[[ $script ]] || die "--file $f: only with --sh, whose script runs it"
