@@ -166,3 +166,21 @@ control	$ctl"
 	assert_output "ci/kernel/build.sh: error: --kernel-src $repo: HEAD has no kernel Makefile at its top"
 	assert_file_not_exists "$BATS_TEST_TMPDIR/cache/kernel/src"
 }
+
+# A message of an mbox that does not apply is named as the series names
+# it, with where it failed and what to check, and its tree is left to
+# look at (then removed here: a test-only kernel, test/run.sh's check).
+@test "kernel/build.sh --kernel-src: a message that does not apply is named by number and subject, where it failed" {
+	[[ $ARCH == x86_64 ]] || skip "an x86 series"
+	require_series original x86_64 6.12
+	[[ -f $TARBALL ]] || fail "no $TARBALL (apt-get install linux-source-6.12)"
+	local m=$BATS_TEST_TMPDIR/bad.mbox before
+	# The control's two messages, which apply, and a third that cannot.
+	cat "$ROOT/patches/6.12/$CONTROL"/*.patch "$ROOT/test/fixtures/kernel_src/another-tree.patch" >"$m"
+	before=$(test_kernels)
+	run "$ROOT/ci/kernel/build.sh" --kernel-src "$TARBALL" --patches "$m" --name test-bad
+	test_kernels_put_back "$before"
+	assert_failure 1
+	assert_line "error: patch failed: arch/x86/kvm/mmu/tdp_mmu.c:1"
+	assert_line --regexp '^ci/kernel/build\.sh: error: patch 3/3 "\[PATCH 3/3\] KVM: x86/mmu: a patch written for another tree" does not apply to linux-source-6\.12\.tar\.xz at arch/x86/kvm/mmu/tdp_mmu\.c:1 \(see /.*/kernel/trees/tar-[0-9a-f]+/test-bad-x86_64\); written for another version than linux-source-6\.12\.tar\.xz\? A series. base-commit: line names its base$'
+}

@@ -242,14 +242,38 @@ compile() {
 # it: git apply inside one would skip the paths outside its directory.
 apply_one() { # PATCH
 	if [[ $applier == git ]]; then
-		GIT_CEILING_DIRECTORIES=${tree%/*} git -C "$tree" apply -p1 "$1" >&2
+		GIT_CEILING_DIRECTORIES=${tree%/*} git -C "$tree" apply -p1 "$1"
 	else
-		patch -d "$tree" -p1 --batch --forward --no-backup-if-mismatch -s <"$1" >&2
+		patch -d "$tree" -p1 --batch --forward --no-backup-if-mismatch -s <"$1"
 	fi
 }
+
+# patch_name K N PATCH: 'patch K/N "its Subject"' (and the file, where
+# it is one of the repository's rather than a message split from an
+# mbox into a temporary folder).
+patch_name() { # K N PATCH
+	local subj
+	subj=$(awk '/^Subject: / { s = substr($0, 10); f = 1; next }
+		f && /^[ \t]/ { sub(/^[ \t]+/, " "); s = s $0; next }
+		f { exit } END { print s }' "$3")
+	printf 'patch %s/%s' "$1" "$2"
+	[[ -z $subj ]] || printf ' "%s"' "$subj"
+	[[ $3 != "$repo"/* ]] || printf ' (%s)' "${3#"$repo"/}"
+	[[ -n $subj || $3 == "$repo"/* ]] || printf ' (%s)' "$3"
+}
+
+# applied_where LOG: " at FILE:LINE" from git apply's error, " at FILE"
+# from patch's rejects, else nothing.
+applied_where() { # LOG
+	sed -nE 's/^error: patch failed: (.*:[0-9]+)$/ at \1/p
+		s/^.* FAILED -- saving rejects to file (.*)\.rej$/ at \1/p' "$1" | head -n 1
+}
+
 apply_patches() {
-	local p f
+	local p f k=0 log
+	log=$(mktemp)
 	for p in "${patches[@]}"; do
+		k=$((k + 1))
 		sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p; s|^--- a/\([^[:space:]]*\).*|\1|p
 			s|^diff --git a/\([^[:space:]]*\) b/\([^[:space:]]*\)$|\1\n\2|p' "$p" |
 		sort -u | while IFS= read -r f; do
@@ -259,9 +283,15 @@ apply_patches() {
 			# Newer than every object copied from the original build.
 			touch "$tree/$f"
 		done
-		apply_one "$p" ||
-			die "patch ${p#"$repo"/} does not apply to $src_desc (see $tree)"
+		if ! apply_one "$p" >"$log" 2>&1; then
+			cat "$log" >&2
+			f="$(patch_name "$k" "${#patches[@]}" "$p") does not apply to $src_desc$(applied_where "$log") (see $tree)"
+			rm -f "$log"
+			die "$f${apply_hint:+; $apply_hint}"
+		fi
+		cat "$log" >&2
 	done
+	rm -f "$log"
 }
 
 # built_with TREE KEY: TREE's image was built from the inputs KEY hashes.

@@ -212,6 +212,8 @@ user_source() {
 	else
 		user_tarball
 		[[ -z $upatches ]] || user_patches "$upatches"
+		# build.sh's, after a patch that does not apply.
+		apply_hint="written for another version than $src_desc? A series' base-commit: line names its base"
 	fi
 	applier=git
 }
