@@ -145,7 +145,8 @@ KEPT='.splits_after_execute == 16 and .splits_left == 0 and
 	assert_line "PARAM log $before"
 	assert_line "PARAM nolog $before"
 	nx_json log | assert_json - '.dirty_logging and .splits_after_execute == 16 and
-		.splits_left == 0 and .worker_ms > 0 and .worker_recovery_ms >= 0 and
+		.splits_left == 0 and .worker_ms > 0 and .worker_recovery_ms > 0 and
+		.worker_recovery_ms <= .worker_ms and
 		((.worker_us_per_split - .worker_recovery_ms * 1000 / 16) | fabs) < 0.001 and
 		.recovery_periods > 0 and
 		((.recovered_per_period - 16 / .recovery_periods) | fabs) < 0.001'
