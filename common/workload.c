@@ -38,8 +38,11 @@ void mmub_wl_defaults(struct mmub_workload *wl)
 	wl->fraction_ppm = MMUB_FRACTION_ONE;
 }
 
-/* Decimal digits into @out; returns the first byte after them. */
-static const char *parse_u64(const char *s, u64 *out)
+/*
+ * Decimal digits into @out; returns the first byte after them (not the
+ * host's parse_u64(), which takes a whole option value and dies).
+ */
+static const char *scan_digits(const char *s, u64 *out)
 {
 	u64 v = 0;
 
@@ -59,7 +62,7 @@ static const char *parse_size_prefix(const char *s, u64 *out)
 {
 	u64 v, mul = 1;
 
-	s = parse_u64(s, &v);
+	s = scan_digits(s, &v);
 	if (!s)
 		return NULL;
 	switch (*s) {
@@ -98,7 +101,7 @@ int mmub_parse_size(const char *s, u64 *out)
 int mmub_parse_fraction(const char *s, u32 *ppm)
 {
 	u64 whole, frac = 0, scale = 1000000;
-	const char *p = parse_u64(s, &whole);
+	const char *p = scan_digits(s, &whole);
 
 	if (!p)
 		return -1;
