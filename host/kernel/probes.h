@@ -19,6 +19,8 @@ int probes_tracefs_status(char *why, size_t len);
 int probes_status(char *why, size_t len);
 /* Is @sym a function of the running kernel (not inlined away)? */
 bool probes_have_symbol(const char *sym);
+/* Does /proc/kallsyms text @text name @sym, as a whole word? */
+bool probes_kallsyms_has(const char *text, const char *sym);
 
 /*
  * A set of kprobe events, for any scenario: each one "name" in the trace,

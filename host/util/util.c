@@ -123,3 +123,37 @@ int write_sysfs_u64(const char *path, u64 v)
 	ret |= fclose(f) != 0;
 	return ret ? -1 : 0;
 }
+
+/*
+ * The whole of a file whose size stat() does not tell (procfs, tracefs),
+ * NUL-terminated, in a few large reads; NULL if it cannot be opened or
+ * memory runs out.
+ */
+char *read_text(const char *path)
+{
+	size_t len = 0, cap = 0;
+	char *buf = NULL, *nb;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	do {
+		if (len + 65536 + 1 > cap) {
+			nb = realloc(buf, cap = cap * 2 + 65536 + 1);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n > 0)
+			len += (size_t)n;
+	} while (n > 0);
+	close(fd);
+	if (buf)
+		buf[len] = 0;
+	return buf;
+}

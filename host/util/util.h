@@ -25,5 +25,7 @@ const char *fmt_size(u64 bytes, char *buf, size_t len);
 int write_file_atomic(const char *path, const char *data, size_t len);
 int read_sysfs_u64(const char *path, u64 *v);
 int write_sysfs_u64(const char *path, u64 v);
+/* A whole procfs or tracefs file, NUL-terminated, to free(); NULL on error. */
+char *read_text(const char *path);
 
 #endif

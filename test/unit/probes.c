@@ -39,6 +39,13 @@ static const char pt_free_text[] =
 "     ksoftirqd/0-12      [000] ..s1.   100.100200: pt_free: (tdp_mmu_free_sp_rcu_callback+0x0/0x40)\n"
 "# a comment: pt_free: is not an event line\n";
 
+/* Names that hold the probed one, before and after it, in and out of a module. */
+static const char kallsyms_text[] =
+"ffffffff81000000 T x_tdp_mmu_zap_leafs\n"
+"ffffffff81000010 t tdp_mmu_zap_leafs_done\t[kvm]\n"
+"ffffffffc0356250 t tdp_mmu_zap_leafs\t[kvm]\n"
+"ffffffff81000020 T kvm_tdp_mmu_unmap_gfn_range";
+
 int main(void)
 {
 	struct mmub_hist *h = malloc(sizeof(*h));
@@ -83,5 +90,11 @@ int main(void)
 	CHECK(probes_count(pt_free_text, "zap_entry") == 1);
 	CHECK(probes_count("", "pt_free") == 0);
 	free(h);
+	CHECK(probes_kallsyms_has(kallsyms_text, "tdp_mmu_zap_leafs"));
+	CHECK(probes_kallsyms_has(kallsyms_text, "kvm_tdp_mmu_unmap_gfn_range"));
+	CHECK(!probes_kallsyms_has(kallsyms_text, "tdp_mmu_zap"));
+	CHECK(!probes_kallsyms_has(kallsyms_text, "zap_leafs"));
+	CHECK(!probes_kallsyms_has(kallsyms_text, "kvm"));
+	CHECK(!probes_kallsyms_has("", "tdp_mmu_zap_leafs"));
 	return check_report();
 }
