@@ -215,7 +215,7 @@ static void parse_common(struct common *c, int key, const char *arg,
 		c->given |= GIVEN_SLOTS;
 		break;
 	case 'i':
-		c->iterations = (u32)parse_u64("-i", arg, 0, 100000);
+		c->iterations = (u32)parse_u64("-i", arg, 0, MMUB_MAX_PASSES);
 		break;
 	case 'w':
 		p->wl.write_pct = (u32)parse_u64("-w", arg, 0, 100);

@@ -24,6 +24,7 @@ bad() { # EXPECTED-TEXT ARGS...
 @test "fraction above 1" { bad "--fraction 1.5: out of range" touch --fraction 1.5; }
 @test "fraction 0" { bad "--fraction 0: out of range" touch --fraction 0; }
 @test "write percentage above 100" { bad "-w 101: out of range (accepted: 0..100)" touch -w 101; }
+@test "more passes than a run holds" { bad "-i 1001: out of range (accepted: 0..1000)" touch -i 1001; }
 @test "unknown guest page size" { bad "--guest-page 8k: unknown page size (accepted: 4k, 2m, 1g)" touch --guest-page 8k; }
 @test "unknown stride" { bad "--touch 3m: unknown page size" touch --touch 3m; }
 @test "memory not a multiple of the guest page" {

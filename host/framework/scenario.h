@@ -67,9 +67,14 @@ struct scenario {
 
 /* ---- building blocks (scenario.c) ---------------------------------- */
 
-/* One run's phases, as report.h prints and writes them. */
+/*
+ * One run's phases, as report.h prints and writes them: its passes (the
+ * populate pass and -i more, at most MMUB_MAX_PASSES) and the few of a
+ * scenario's own host work.
+ */
+#define MMUB_MAX_PASSES	1000
 struct run {
-	struct phase ph[8];
+	struct phase ph[MMUB_MAX_PASSES + 16];
 	u32 nph;
 	json_t *json;		/* the run's object in the document */
 };
