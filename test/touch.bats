@@ -6,6 +6,27 @@ load helpers
 BACKINGS="anonymous anonymous_thp anonymous_hugetlb_2mb shmem shared_hugetlb memfd"
 G1=(touch -v 1 -b 1g -s anonymous_hugetlb_1gb --guest-page 2m --touch 2m -i 1)
 
+# Two runs that raise the 2M pool at once, each held by a guest that
+# hangs until its watchdog ends it: the first raises it, the second,
+# which would outlive it, waits for the host's lock (without it, it would
+# read the first's raised value and put that back last).
+POOL_SH='
+P=/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
+b=$(cat $P)
+echo "POOL before $b"
+mmubench touch -v 1 -b 16m -s anonymous_hugetlb_2mb --reserve-hugepages --debug-action hang --watchdog 1 >first.out 2>&1 &
+first=$!
+i=0
+while [ $i -lt 500 ] && [ "$(cat $P)" = "$b" ]; do sleep 0.01; i=$((i + 1)); done
+echo "POOL raised $(cat $P)"
+mmubench touch -v 1 -b 8m -s anonymous_hugetlb_2mb --reserve-hugepages --debug-action hang --watchdog 2 >second.out 2>&1
+echo "RESULT second rc=$?"
+wait $first
+echo "RESULT first rc=$?"
+echo "POOL after $(cat $P)"
+grep "^mmubench: --reserve-hugepages: waiting" second.out
+'
+
 # Every run of the file's KVM tests in one boot (batch_add): this
 # machine's KVM, or else the nested kernel.  Each backing is a run, and
 # each run's status and populate line are tied to its vCPUs and backing.
@@ -23,7 +44,8 @@ oneo fault touch -b 4m --debug-action fault
 oneo hang touch -b 4m --debug-action hang --watchdog 3
 oneo boot touch -b 64m -i 1
 oneo nopop touch -b 64m -i 1 --no-populate
-oneo bench bench -b 8m"
+oneo bench bench -b 8m
+$POOL_SH"
 	# In the nested kernel the 1G pool is reserved on its command line:
 	# at run time 2G of RAM rarely has a free, aligned gigabyte (with
 	# -m 4G neither did boot: measured); -m 6G does.
@@ -122,4 +144,21 @@ touch_all_backings() { # VCPUS
 	assert_line --regexp "^  guest_host_ratio +[0-9.]+ "
 	assert_line --regexp "^  guest_exits_per_pass +[0-9]+ "
 	assert_line --regexp "^  exits_per_pass +[0-9]+ "
+}
+
+# The host's lock (cleanup_hold_host): the second run waited for the
+# first, named it, and the pool is back where it was.
+@test "two runs raising one hugetlb pool: the second waits for the first; the pool is put back" {
+	require_kvm
+	local before raised
+	batch kvm
+	assert_success
+	# Each ended by its watchdog, as asked.
+	assert_line "RESULT first rc=1"
+	assert_line "RESULT second rc=1"
+	before=$(sed -n 's/^POOL before //p' <<<"$output")
+	raised=$(sed -n 's/^POOL raised //p' <<<"$output")
+	((raised > before)) || fail "the first run never raised the pool ($before -> $raised)"
+	assert_line "POOL after $before"
+	assert_line --regexp '^mmubench: --reserve-hugepages: waiting for another run \(pid [0-9]+\) to put the host.s settings back \(/(run/lock|tmp)/mmubench\.lock\)$'
 }

@@ -78,6 +78,7 @@ int kparam_set(const char *name, const char *val, char *why, size_t len)
 	bool fresh = !is_saved(name);
 	char old[64];
 
+	cleanup_hold_host("kvm parameters");
 	if (kparam_read(name, old, sizeof(old))) {
 		snprintf(why, len, "kvm.%s: %s (this kernel's KVM does not "
 			 "have it)", name, strerror(errno));

@@ -422,6 +422,7 @@ static int trace_start(const struct probe_def *defs, u32 n, u32 required,
 			 n, required, PROBES_MAX);
 		return -1;
 	}
+	cleanup_hold_host("kprobes");
 	cur.defs = defs;
 	cur.n = n;
 	memset(cur.placed, 0, sizeof(cur.placed));

@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include "util/cleanup.h"
 #include "util/util.h"
 
@@ -187,4 +189,49 @@ void cleanup_signals_hold(sigset_t *old)
 void cleanup_signals_release(const sigset_t *old)
 {
 	pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
+/*
+ * Two runs that change the same setting would each put back what the
+ * other found: the second to raise a hugetlb pool restores the first's
+ * raised value, a run's stale-probe sweep removes another's kprobes.  So
+ * a run takes the host's lock before it reads the first setting it will
+ * change, and holds it until it exits, when the kernel drops it (after
+ * the undos, on every way out, a SIGKILL included).  Another run waits,
+ * and says for whom.
+ */
+static int open_host_lock(char *path, size_t len)
+{
+	struct stat st;
+
+	snprintf(path, len, "%s/mmubench.lock",
+		 !stat("/run/lock", &st) && S_ISDIR(st.st_mode) ? "/run/lock" :
+		 "/tmp");
+	return open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+}
+
+void cleanup_hold_host(const char *what)
+{
+	static int fd = -1;
+	char path[64], pid[24] = "";
+	ssize_t n;
+
+	if (fd >= 0)
+		return;
+	fd = open_host_lock(path, sizeof(path));
+	/* Not ours to change then: the change itself will say why. */
+	if (fd < 0)
+		return;
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		n = pread(fd, pid, sizeof(pid) - 1, 0);
+		pid[n > 0 ? n : 0] = 0;
+		pid[strcspn(pid, "\n")] = 0;
+		err_msg("%s: waiting for another run (pid %s) to put the host's "
+			"settings back (%s)", what, *pid ? pid : "?", path);
+		if (flock(fd, LOCK_EX))
+			die("%s: flock: %m", path);
+	}
+	n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+	if (ftruncate(fd, 0) || pwrite(fd, pid, (size_t)n, 0) != n)
+		err_msg("%s: could not write our pid: %m", path);
 }

@@ -17,6 +17,12 @@ enum cleanup_op {
 	CLEANUP_KILL,		/* SIGKILL a child: cleanup_push_kill() */
 };
 
+/*
+ * Before the first setting a run changes is read: the host's lock, held
+ * until exit, so that two runs never put back each other's values; a
+ * second run waits, saying so, its line led by @what.
+ */
+void cleanup_hold_host(const char *what);
 /* Register an undo; returns its handle. */
 int cleanup_push(enum cleanup_op op, const char *path, const char *text);
 /* Kill child @pid on the way out (a QEMU must not outlive us); handle. */

@@ -67,6 +67,9 @@ static const char *hugetlb_check(enum backing_type t, u64 size, bool reserve)
 	static char why[320];
 	char path[160], nr_path[160], old[32];
 
+	/* Before the pool is read: another run may be raising it. */
+	if (reserve)
+		cleanup_hold_host("--reserve-hugepages");
 	snprintf(path, sizeof(path), "%s/free_hugepages", pool_dir(page));
 	if (read_sysfs_u64(path, &free_pages)) {
 		snprintf(why, sizeof(why), "-s %s: this kernel has no %s "
