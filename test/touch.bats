@@ -27,6 +27,26 @@ echo "POOL after $(cat $P)"
 grep "^mmubench: --reserve-hugepages: waiting" second.out
 '
 
+# Pages another process holds in the 2M pool, as surplus (overcommit),
+# while a run raises and puts back the pool: the persistent pool must
+# be what it was once they are freed, not raised by their count.
+SURPLUS_SH='
+D=/sys/kernel/mm/hugepages/hugepages-2048kB
+oc=$(cat $D/nr_overcommit_hugepages) b=$(cat $D/nr_hugepages)
+m=$(mktemp -d)
+mount -t hugetlbfs -o pagesize=2M none $m
+echo $((oc + 4)) >$D/nr_overcommit_hugepages
+fallocate -l 8M $m/held
+echo "SURPLUS held $(cat $D/surplus_hugepages)"
+mmubench touch -v 1 -b 4m -s anonymous_hugetlb_2mb --reserve-hugepages -i 1 >surplus.out 2>&1
+echo "RESULT surplus rc=$?"
+rm -f $m/held
+umount $m
+rmdir $m
+echo $oc >$D/nr_overcommit_hugepages
+echo "SURPLUS pool $(cat $D/nr_hugepages), was $b"
+'
+
 # Every run of the file's KVM tests in one boot (batch_add): this
 # machine's KVM, or else the nested kernel.  Each backing is a run, and
 # each run's status and populate line are tied to its vCPUs and backing.
@@ -45,7 +65,8 @@ oneo hang touch -b 4m --debug-action hang --watchdog 3
 oneo boot touch -b 64m -i 1
 oneo nopop touch -b 64m -i 1 --no-populate
 oneo bench bench -b 8m
-$POOL_SH"
+$POOL_SH
+$SURPLUS_SH"
 	# In the nested kernel the 1G pool is reserved on its command line:
 	# at run time 2G of RAM rarely has a free, aligned gigabyte (with
 	# -m 4G neither did boot: measured); -m 6G does.
@@ -161,4 +182,18 @@ touch_all_backings() { # VCPUS
 	((raised > before)) || fail "the first run never raised the pool ($before -> $raised)"
 	assert_line "POOL after $before"
 	assert_line --regexp '^mmubench: --reserve-hugepages: waiting for another run \(pid [0-9]+\) to put the host.s settings back \(/(run/lock|tmp)/mmubench\.lock\)$'
+}
+
+# nr_hugepages counts surplus pages in use: a run that put back what it
+# read would leave the holder's 4 pages in the persistent pool.
+@test "--reserve-hugepages puts back the persistent pool, not another process's surplus pages" {
+	require_kvm
+	local was
+	batch kvm
+	assert_success
+	assert_line "SURPLUS held 4"
+	assert_line "RESULT surplus rc=0"
+	was=$(sed -n 's/^SURPLUS pool [0-9]*, was //p' <<<"$output")
+	[[ $was =~ ^[0-9]+$ ]] || fail "no pool line: $(grep SURPLUS <<<"$output")"
+	assert_line "SURPLUS pool $was, was $was"
 }
