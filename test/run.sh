@@ -15,10 +15,9 @@
 # booted; the tests that need a nested kernel skip, saying so, and the
 # rest run (on this machine's /dev/kvm where there is one).
 #
-# Without a direct /dev/kvm the files run side by side, one a CPU
-# (MMUB_LANES), the slowest of the last whole run first, after
-# test/kernels.bats alone; each file's TAP is printed whole, in the order
-# they started.
+# The files run side by side, one a CPU (MMUB_LANES), the slowest of the
+# last whole run first, after test/kernels.bats alone; each file's TAP
+# is printed whole, in the order they started.
 #
 # Counted as failed: a test that fails or times out (BATS_TEST_TIMEOUT,
 # 900 s unless a file sets its own), a test of a file's plan that never
@@ -26,11 +25,12 @@
 # suite with more than MMUB_MAX_RETRIES announced retries.  So is a file
 # after which a setting of the host's that a test may change (hugetlb
 # pools, kvm parameters, tracing: test/host_state.sh) differs from
-# before it, or that leaves in the kernel cache a test-only kernel
-# (test/series) it did not find there.  JUnit XML for CI engines goes
-# to build/test-results/, and each file's seconds of a whole run to
-# build/test-results/times.tsv (the next run's estimate); the slowest
-# nested boots and the slowest runs inside them are printed at the end.
+# before it (before and after all of them, side by side), or that
+# leaves in the kernel cache a test-only kernel (test/series) it did not
+# find there.  JUnit XML for CI engines goes to build/test-results/,
+# and each file's seconds of a whole run to build/test-results/times.tsv
+# (the next run's estimate); the slowest nested boots and the slowest
+# runs inside them are printed at the end.
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -145,23 +145,21 @@ nested_state() {
 mkdir -p "$results"
 rm -f "$results"/*.xml
 
-# Without a direct /dev/kvm no file changes a setting of the host's, so
-# files run side by side, one a CPU.  make check's boot nothing.  make
+# Files run side by side, one a CPU.  make check's boot nothing.  make
 # test's nested boots leave a core idle much of the time: one by one, a
 # warm run's files took 32.5 min on 2 cores and the run used 1.2 of them
 # on average; two at a time 23.9 min and 1.9 (docs/findings/suite-time.md).
 # Each boot takes its L1's 2 GiB, so no more lanes than memory holds at
-# 3 GiB each.  With a direct /dev/kvm files raise hugetlb pools and set
-# kvm parameters, which two files at once would put back under each
-# other: one by one.
-lanes=1
-if [[ $MMUB_DIRECT != 1 ]]; then
-	lanes=$(nproc)
-	if [[ $tier == test ]]; then
-		mem=$(awk '/^MemAvailable:/ { printf "%d", $2 / (3 * 1024 * 1024) }' /proc/meminfo)
-		((mem >= 1)) || mem=1
-		((lanes <= mem)) || lanes=$mem
-	fi
+# 3 GiB each.  A direct run that raises a hugetlb pool, sets a kvm
+# parameter or places kprobes holds the host's lock until it has put
+# them back (cleanup_hold_host), so two files never put back each
+# other's; with several lanes the host's settings are compared once,
+# around all the files.
+lanes=$(nproc)
+if [[ $tier == test ]]; then
+	mem=$(awk '/^MemAvailable:/ { printf "%d", $2 / (3 * 1024 * 1024) }' /proc/meminfo)
+	((mem >= 1)) || mem=1
+	((lanes <= mem)) || lanes=$mem
 fi
 lanes=${MMUB_LANES:-$lanes}	# test/runner.bats
 
