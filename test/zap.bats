@@ -13,22 +13,23 @@ MODES="get clear clear-init-set ring ring-acq-rel"
 setup_file() {
 	batch_add x86-61 --nested -- "$TRACE_SH"'
 for m in '"$MODES"'; do
-	one dl-$m zap -v 2 -b 4m --zap rolling:1m --zap-count 12 --dirty-log $m --verify
-	one drop-$m zap -v 2 -b 4m --zap rolling:1m --zap-count 10 --dirty-log $m --verify --debug-drop-dirty 5
+	one dl-$m zap -v 2 -b 4m --zap rolling:1m --zap-count 12 --dirty-log $m --verify --no-kprobes
+	one drop-$m zap -v 2 -b 4m --zap rolling:1m --zap-count 10 --dirty-log $m --verify --debug-drop-dirty 5 --no-kprobes
 done
-oneo probe zap -v 1 -b 8m --zap same4 --zap-count 20'
+oneo probe zap -v 1 -b 8m --zap same4 --zap-count 20
+oneo noprobe zap -v 1 -b 8m --zap same4 --zap-count 20 --no-kprobes'
 	batch_add kvm -- '
 for p in '"$PATTERNS"'; do
-	one $p zap -v 2 -b 16m --zap $p --zap-count 40
+	one $p zap -v 2 -b 16m --zap $p --zap-count 40 --no-kprobes
 done
 for s in anonymous anonymous_thp anonymous_hugetlb_2mb shmem; do
-	one int-$s zap -v 2 -b 8m -s $s --reserve-hugepages --zap c2 --zap-count 40
+	one int-$s zap -v 2 -b 8m -s $s --reserve-hugepages --zap c2 --zap-count 40 --no-kprobes
 done
 for s in anonymous shmem; do
-	one cor-$s zap -v 2 -b 8m -s $s --zap c2 --zap-count 10 --debug-corrupt-refault
+	one cor-$s zap -v 2 -b 8m -s $s --zap c2 --zap-count 10 --debug-corrupt-refault --no-kprobes
 done
-one same zap -v 1 -b 32m --zap same:4m --zap-count 60
-one rolling zap -v 1 -b 32m --zap rolling:4m --zap-count 60'
+one same zap -v 1 -b 32m --zap same:4m --zap-count 60 --no-kprobes
+one rolling zap -v 1 -b 32m --zap rolling:4m --zap-count 60 --no-kprobes'
 	batch_boots
 }
 
@@ -145,6 +146,24 @@ one rolling zap -v 1 -b 32m --zap rolling:4m --zap-count 60'
 	assert_success
 	refute_output --partial "kernel probes: unavailable"
 	assert_line --regexp "^  kernel \(kprobes\): tdp_mmu_zap_leafs [1-9][0-9]* calls"
+}
+
+# --no-kprobes on a kernel that has them: none placed, no kernel figure,
+# and the document says so.
+@test "zap --no-kprobes places no probe where kprobes work; its kernel figures are null" {
+	require_nested
+	batch_run x86-61 probe
+	assert_success
+	result_json probe | assert_json - '.config.kprobes == true and
+		.results.runs[0].zap.kernel_zap_calls > 0'
+	batch_run x86-61 noprobe
+	assert_success
+	assert_line "kernel probes: off (--no-kprobes); zap and fault-side figures are user-space proxies"
+	refute_output --partial "kernel (kprobes)"
+	result_json noprobe | assert_json - '.config.kprobes == false and
+		(.results.runs[0].zap | .kernel_zap_calls == null and
+		 .kernel_zap_total_ms == null and .fwait_p999_us == null and
+		 .calls == 20)'
 }
 
 # Tracing as the probes found it: the global kprobe_events, tracing_on

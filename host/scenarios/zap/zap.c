@@ -14,7 +14,7 @@
 
 enum {
 	O_ZAP = 512, O_COUNT, O_DURATION, O_PAUSE, O_TABLE, O_DLOG, O_VERIFY,
-	O_CORRUPT, O_DROP,
+	O_CORRUPT, O_DROP, O_NO_KPROBES,
 };
 
 static const struct opt opts[] = {
@@ -36,6 +36,9 @@ static const struct opt opts[] = {
 	{ "verify", O_VERIFY, no_argument, NULL,
 	  "with --dirty-log: check every harvest (no page written after a "
 	  "zap goes unreported)" },
+	{ "no-kprobes", O_NO_KPROBES, no_argument, NULL,
+	  "place no kprobes: no kernel_* figures, and none of the probes' own "
+	  "cost in the zap's times" },
 	{ "debug-corrupt-refault", O_CORRUPT, no_argument, NULL,
 	  "after the last invalidation, write a word no vCPU wrote into the "
 	  "first page it hit: the guest's check must fail the run, naming it" },
@@ -78,6 +81,9 @@ static void parse(int key, const char *arg)
 		break;
 	case O_CORRUPT:
 		zo.corrupt = true;
+		break;
+	case O_NO_KPROBES:
+		zo.no_kprobes = true;
 		break;
 	case O_DROP:
 		zo.drop = (s64)parse_u64("--debug-drop-dirty", arg, 1,
@@ -144,11 +150,12 @@ static int run(struct common *c)
 	       (unsigned long long)(c->vm.vcpu_bytes / MMUB_MIB),
 	       backing_names[c->vm.backing],
 	       (unsigned long long)(c->vm.guest_page / 1024), kvm_mmu_kind());
-	zap_say_probes();
-	return run_all(c, "zap", json_pack("{s:s, s:i, s:s, s:b}", "zap",
+	zap_say_probes(&zo);
+	return run_all(c, "zap", json_pack("{s:s, s:i, s:s, s:b, s:b}", "zap",
 					   zo.name, "zap_count", zo.count,
 					   "dirty_log", dlog_mode_names[zo.dlog],
-					   "verify", zo.verify), &h);
+					   "verify", zo.verify,
+					   "kprobes", !zo.no_kprobes), &h);
 }
 
 /*

@@ -287,7 +287,7 @@ static int zap_phase(struct vm *vm, struct run *r, struct zap_ctx *x,
 	int ret;
 
 	p = run_phase_begin(vm, r, "zap");
-	z->kprobes = !probes_start(why, sizeof(why));
+	z->kprobes = !x->zo->no_kprobes && !probes_start(why, sizeof(why));
 	ret = vm_post(vm, MMUB_CMD_LOOP, 1);
 	if (l && !ret)
 		zap_log_writing(l);
@@ -361,11 +361,14 @@ void zap_shape(struct vm_params *p)
 		p->wl.flags |= MMUB_WL_KEEP;
 }
 
-void zap_say_probes(void)
+void zap_say_probes(const struct zap_opts *zo)
 {
 	char why[200];
 
-	if (probes_status(why, sizeof(why)))
+	if (zo->no_kprobes)
+		printf("kernel probes: off (--no-kprobes); zap and fault-side "
+		       "figures are user-space proxies\n");
+	else if (probes_status(why, sizeof(why)))
 		printf("kernel probes: unavailable (%s); zap and fault-side "
 		       "figures are user-space proxies\n", why);
 }

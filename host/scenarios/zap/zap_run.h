@@ -19,6 +19,7 @@ struct zap_opts {
 	enum dlog_mode dlog;	/* --dirty-log, DLOG_NONE: off */
 	bool verify;		/* --verify */
 	bool corrupt;		/* --debug-corrupt-refault */
+	bool no_kprobes;	/* --no-kprobes */
 	s64 drop;		/* --debug-drop-dirty harvest, -1: off */
 };
 
@@ -77,7 +78,7 @@ int zap_parse_pattern(struct zap_opts *zo, const char *s);
 /* Why the pattern cannot run on @total bytes of @backing, or NULL. */
 const char *zap_unfit(const struct zap_opts *zo, enum backing_type backing,
 		      u64 total);
-/* The kprobe line every zap header prints where probes are missing. */
-void zap_say_probes(void);
+/* The kprobe line of every zap header, where probes are off or missing. */
+void zap_say_probes(const struct zap_opts *zo);
 
 #endif

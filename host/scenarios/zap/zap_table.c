@@ -131,10 +131,11 @@ int zap_table(const struct common *c, const struct zap_opts *zo,
 	       c->vm.nr_vcpus > 1 ? "s" : "",
 	       (unsigned long long)(c->vm.vcpu_bytes / MMUB_MIB),
 	       backing_names[c->vm.backing], zo->count, kvm_mmu_kind());
-	zap_say_probes();
-	doc_begin(&doc, c, "zap", json_pack("{s:s, s:i}", "table",
+	zap_say_probes(zo);
+	doc_begin(&doc, c, "zap", json_pack("{s:s, s:i, s:b}", "table",
 					    *list ? list : "all",
-					    "zap_count", zo->count));
+					    "zap_count", zo->count,
+					    "kprobes", !zo->no_kprobes));
 	ret = run_rows(&doc, c, rows, nr, &kprobes);
 	if (!ret) {
 		/* The seed's two tables first: kernel-side where probes worked. */
