@@ -78,11 +78,11 @@ piped_run() { # TAG ARGS...
 # The nested runs: each case on a terminal and in a pipe, between marker
 # lines, in one boot.
 CASES=(
-	"repeat|touch -v 2 -b 16m --repeat 8"
+	"repeat|touch -v 2 -b 16m --repeat 4"
 	"table-dl|dirty-log --table enable -b 8m --repeat 2"
-	"table-zap|zap --table same4,c4 -v 2 -b 16m --zap-count 20 --repeat 2"
+	"table-zap|zap --table same4,c4 -v 2 -b 16m --zap-count 20 --no-kprobes --repeat 2"
 	"table-mig|migrate --table -v 2 -b 4m --fraction 0.25 --repeat 2"
-	"scale|scale --sizes 8m,16m,32m --vcpu-counts 1"
+	"scale|scale --sizes 4m,8m,16m --vcpu-counts 1"
 )
 setup_file() {
 	local c sh='' t0=$EPOCHREALTIME
@@ -164,11 +164,11 @@ nested_case() {
 }
 
 @test "--repeat: run k of N, the runs done and the time left; the runs' output as in a pipe" {
-	local cmd=(touch -v 2 -b 16m --repeat 8) tty
+	local cmd=(touch -v 2 -b 16m --repeat 4) tty
 	tty_run repeat "${cmd[@]}"
 	assert_success
 	tty=$output
-	assert_output --regexp $'\rtouch: run [2-8] of 8 \\([1-7]/8 done, [0-9]+ s left\\)(: [a-z0-9]+)?\e\\[K'
+	assert_output --regexp $'\rtouch: run [2-4] of 4 \\([1-3]/4 done, [0-9]+ s left\\)(: [a-z0-9]+)?\e\\[K'
 	assert_clean_draws "$tty"
 	piped_run repeat "${cmd[@]}"
 	assert_success
@@ -176,13 +176,13 @@ nested_case() {
 	# Which KVM stats changed varies from run to run: all but those.
 	assert_equal "$(kept <<<"$tty" | grep -Ev '^  (vm|vcpu) ' | shape)" \
 		"$(grep -Ev '^  (vm|vcpu) ' <<<"$output" | shape)"
-	assert_equal "$(grep -c '^run [1-8]/8: boot' <<<"$output")" 8
+	assert_equal "$(grep -c '^run [1-4]/4: boot' <<<"$output")" 4
 }
 
 @test "--table (dirty-log, zap, migrate): the row and run on the line; the table as in a pipe" {
 	local t cmd=() tty tag
 	for t in "table-dl|dirty-log --table enable -b 8m --repeat 2|dirty-log --table: (4K|2M|1G) [a-z-]+, run [12] of 2 \\([0-9]+/(18|12|6) done, [0-9]+ s left\\)" \
-		"table-zap|zap --table same4,c4 -v 2 -b 16m --zap-count 20 --repeat 2|zap --table: (same4|c4), run [12] of 2 \\([123]/4 done, [0-9]+ s left\\)" \
+		"table-zap|zap --table same4,c4 -v 2 -b 16m --zap-count 20 --no-kprobes --repeat 2|zap --table: (same4|c4), run [12] of 2 \\([123]/4 done, [0-9]+ s left\\)" \
 		"table-mig|migrate --table -v 2 -b 4m --fraction 0.25 --repeat 2|migrate --table: (4K|2M|1G), run [12] of 2 \\([0-9]/[246] done, [0-9]+ s left\\)"; do
 		tag=${t%%|*}
 		t=${t#*|}
@@ -200,11 +200,11 @@ nested_case() {
 }
 
 @test "scale: the block and size on the line, the time left weighed by size" {
-	local cmd=(scale --sizes 8m,16m,32m --vcpu-counts 1) tty
+	local cmd=(scale --sizes 4m,8m,16m --vcpu-counts 1) tty
 	tty_run scale "${cmd[@]}"
 	assert_success
 	tty=$output
-	assert_output --regexp $'\rscale: (4K|2M) pages, 1 vCPU, (8M|16M|32M) \\([1-5]/6 done, [0-9]+ s left\\)'
+	assert_output --regexp $'\rscale: (4K|2M) pages, 1 vCPU, (4M|8M|16M) \\([1-5]/6 done, [0-9]+ s left\\)'
 	assert_clean_draws "$tty"
 	piped_run scale "${cmd[@]}"
 	assert_success
@@ -219,7 +219,7 @@ nested_case() {
 @test "ab: which kernel's run boots, the runs done and the time left" {
 	require_series original
 	local out=$BATS_TEST_TMPDIR/ab
-	MMUBENCH_PROGRESS_AFTER_MS=0 on_tty "$ROOT/tools/ab.sh --series original --arch $ARCH --repeat 1 --out $out --mmubench $MMUBENCH --guest $GUEST -- zap --zap same4 -v 1 -b 8m --zap-count 20"
+	MMUBENCH_PROGRESS_AFTER_MS=0 on_tty "$ROOT/tools/ab.sh --series original --arch $ARCH --repeat 1 --out $out --mmubench $MMUBENCH --guest $GUEST -- zap --zap same4 -v 1 -b 8m --zap-count 20 --no-kprobes"
 	assert_success
 	ab_redone "$out"
 	assert_output --regexp $'\rab: A kernel run 1/1 \\(original\\) \\(0/2 done\\)\e\\[K\r\e\\[K'
