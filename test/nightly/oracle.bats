@@ -3,7 +3,7 @@
 # The long sweeps of the dirty-log oracle, the nightly's (ci/nightly's
 # tests step runs test/nightly/ after make test): 1000 concurrent rounds
 # a mode, on both bases' TDP MMU and arm64's ring.  make test keeps their
-# short twins, 50 rounds a mode, and makes the oracle fire there
+# short twins, 20 rounds a mode, and makes the oracle fire there
 # (test/dirty_log.bats); a race that needs more rounds to show is this
 # file's to find.
 load ../helpers
