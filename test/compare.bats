@@ -378,7 +378,7 @@ setup() {
 	local out=$night/zap-patterns
 	run script -qec "MMUBENCH_PROGRESS_AFTER_MS=0 $ROOT/tools/ab.sh --kernel 6.12 \
 		--series $s,$c --arch $ARCH --repeat 1 --out $out --mmubench $MMUBENCH \
-		--guest $GUEST -- zap --zap same4 -v 1 -b 8m --zap-count 20" /dev/null
+		--guest $GUEST -- zap --zap same4 -v 1 -b 8m --zap-count 20 --no-kprobes" /dev/null
 	assert_success
 	ab_redone "$out"
 	assert_output --regexp $'\rab: B kernel run 1/1 \\('"$s"$'\\) \\(1/3 done, [0-9]+ s left\\)\e\\[K'
