@@ -32,7 +32,7 @@ threshold = madvise_p50_us lower 50'
 	assert_output "build: build
 kernels: kernels
 tests: make test
-sweeps: test/run.sh test/nightly/ab.bats test/nightly/kexec.bats test/nightly/oracle.bats test/nightly/peer.bats test/nightly/resolution.bats
+sweeps: test/run.sh test/nightly/ab.bats test/nightly/kexec.bats test/nightly/oracle.bats test/nightly/patch_checks.bats test/nightly/peer.bats test/nightly/resolution.bats
 first-harvest-init-set: $ab arm64-dirty-log-init-set-valid-entries --arch arm64 --clock host --repeat 5 --runs --out $OUT/first-harvest-init-set -- dirty-log --mode clear-init-set -v 2 -b 64m -i 1 --fraction 0.25
 migrate-init-set: $ab arm64-dirty-log-init-set-valid-entries --arch arm64 --mem 4G --clock host --repeat 5 --runs --out $OUT/migrate-init-set -- migrate --mode clear-init-set -v 2 -b 1g --ranges 0+24m,1g+24m --idle --bandwidth 8m
 zap-patterns: $ab tdp-mmu-unlink-empty-leaf-tables --arch x86_64 --clock host --repeat 5 --runs --out $OUT/zap-patterns -- zap --table -v 2 -b 64m
