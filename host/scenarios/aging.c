@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include "util/util.h"
 #include "util/bitmap.h"
@@ -31,17 +32,23 @@
 #include "results/json.h"
 #include "scenarios/scenarios.h"
 
-enum { O_DROP = 512 };
+enum { O_DROP = 512, O_HOST_TOUCH, O_MOVE };
 
 static const struct opt opts[] = {
 	{ "debug-drop-young", O_DROP, no_argument, NULL,
 	  "leave the first touched page found young in the last round out "
 	  "of the count: the check must fail, naming it" },
+	{ "debug-host-touch", O_HOST_TOUCH, no_argument, NULL,
+	  "in the last round, the host reads one page the vCPUs do not touch, "
+	  "after the marking: the check must find it young and fail, naming it" },
+	{ "debug-move-page", O_MOVE, no_argument, NULL,
+	  "in the last round, the host gives one touched page a new frame, its "
+	  "content kept, as compaction would: the run must fail, naming it" },
 	{ NULL },
 };
 
 static struct {
-	bool drop;
+	bool drop, host_touch, move;
 } o;
 
 static void parse(int key, const char *arg)
@@ -49,6 +56,10 @@ static void parse(int key, const char *arg)
 	(void)arg;
 	if (key == O_DROP)
 		o.drop = true;
+	else if (key == O_HOST_TOUCH)
+		o.host_touch = true;
+	else if (key == O_MOVE)
+		o.move = true;
 }
 
 static void validate(struct common *c)
@@ -66,6 +77,9 @@ static void validate(struct common *c)
 	if (p->wl.action != MMUB_ACT_TOUCH)
 		die("--exec, --debug-action: aging needs the vCPUs to touch "
 		    "memory");
+	if (o.move && p->backing != BACKING_ANONYMOUS)
+		die("--debug-move-page: needs -s anonymous, whose freed frame "
+		    "MADV_DONTNEED gives back (a file keeps its page)");
 	if (c->iterations < 1 || c->iterations > 2)
 		die("-i %u: aging rounds, 1 or 2", c->iterations);
 	if (page_idle_status(why, sizeof(why)))
@@ -227,6 +241,75 @@ static void drop_one(struct vm *vm, struct aging *a)
 	a->failed = true;
 }
 
+/* The first test page that is (@touched) or is not touched, and tracked. */
+static s64 pick(const struct aging *a, bool touched)
+{
+	for (u64 i = 0; i < a->nr_pages; i++)
+		if (bitmap_test(a->touched, i) == touched &&
+		    !bitmap_test(a->untracked, i))
+			return (s64)i;
+	return -1;
+}
+
+/*
+ * --debug-host-touch: after the marking, the host reads a page no vCPU
+ * touches.  Its own mapping's accessed bit makes the frame young, as
+ * another process's access would: the check must name it.
+ */
+static void host_touch_one(struct vm *vm, struct aging *a)
+{
+	s64 i = pick(a, false);
+	char where[64];
+
+	if (i < 0) {
+		err_msg("--debug-host-touch: no untouched page to read (use "
+			"--fraction or --ranges)");
+		a->failed = true;
+		return;
+	}
+	(void)*(volatile u64 *)(vm->test.hva + (u64)i * MMUB_SZ_4K);
+	vm_test_page_where(vm, (u64)i, where, sizeof(where));
+	err_msg("--debug-host-touch: test page %lld (%s), which no vCPU "
+		"touches, read by the host after the marking, on purpose",
+		(long long)i, where);
+}
+
+/*
+ * --debug-move-page: a touched page gets a new frame, its content kept,
+ * as compaction would move it.  Its old frame, freed by MADV_DONTNEED,
+ * is taken at once by a page of ours, so that the refault cannot get it
+ * back from this CPU's free list.
+ */
+static void move_one(struct vm *vm, struct aging *a)
+{
+	static u8 save[MMUB_SZ_4K];
+	s64 i = pick(a, true);
+	u8 *p, *hold;
+	char where[64];
+
+	if (i < 0) {
+		err_msg("--debug-move-page: no touched page to move");
+		a->failed = true;
+		return;
+	}
+	p = vm->test.hva + (u64)i * MMUB_SZ_4K;
+	hold = mmap(NULL, MMUB_SZ_4K, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	memcpy(save, p, sizeof(save));
+	if (hold == MAP_FAILED || madvise(p, MMUB_SZ_4K, MADV_DONTNEED)) {
+		err_msg("--debug-move-page: %s", strerror(errno));
+		a->failed = true;
+		return;
+	}
+	hold[0] = 1;
+	memcpy(p, save, sizeof(save));
+	munmap(hold, MMUB_SZ_4K);
+	vm_test_page_where(vm, (u64)i, where, sizeof(where));
+	err_msg("--debug-move-page: test page %lld (%s) given a new frame after "
+		"the marking, its content kept, on purpose", (long long)i,
+		where);
+}
+
 /* @n pages of round @k are @what, the first test page @first: a failure. */
 static void wrong(struct vm *vm, struct aging *a, u32 k, u64 n, s64 first,
 		  const char *what)
@@ -295,6 +378,10 @@ static int round_once(struct vm *vm, struct run *r, struct aging *a, u32 k)
 	}
 	for (u64 w = 0; w <= a->nr_pages / 64; w++)
 		a->untracked[w] |= a->cut[w];
+	if (o.host_touch && k + 1 == a->want_rounds)
+		host_touch_one(vm, a);
+	if (o.move && k + 1 == a->want_rounds)
+		move_one(vm, a);
 	snprintf(name, sizeof(name), "aged%u", k + 1);
 	if (run_pass(vm, r, name, k + 2))
 		return -1;
@@ -459,8 +546,10 @@ static int run(struct common *c)
 
 	report_header(&c->vm, "aging");
 	say_mglru();
-	return run_all(c, "aging", json_pack("{s:b}", "debug_drop_young",
-					     o.drop), &h);
+	return run_all(c, "aging", json_pack("{s:b, s:b, s:b}",
+					     "debug_drop_young", o.drop,
+					     "debug_host_touch", o.host_touch,
+					     "debug_move_page", o.move), &h);
 }
 
 static const struct metric_def metrics[] = {
