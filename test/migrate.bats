@@ -25,12 +25,17 @@ drop_sh() { # MODES
 # never sent, in either phase; pcdrop: the report of a page written
 # once after its last send lost in the switch's harvest (3: the first,
 # one per round, the switch's), so the destination's pre-copied page is
-# stale.
+# stale.  pcflip: the first page post-copy sends has a byte flipped,
+# which the destination's hash check must name; pcbreak: the destination
+# stops reading after its first page while the source sends, and the run
+# must end, said (a hang would keep the boot until its timeout).
 PC_SH='
 one pc1 migrate -v 2 -b 8m --fraction 0.5 --postcopy 1 --bandwidth 64m
 one pc0shm migrate -v 2 -b 8m --fraction 0.5 --postcopy 0 -s shmem
 one pcskip migrate -v 2 -b 8m --postcopy 0 --debug-skip-page 5
-one pcdrop migrate -v 2 -b 4m --postcopy 2 --bandwidth 16m --debug-drop-dirty 3'
+one pcdrop migrate -v 2 -b 4m --postcopy 2 --bandwidth 16m --debug-drop-dirty 3
+one pcflip migrate -v 2 -b 4m --postcopy 0 --debug-flip-postcopy
+one pcbreak migrate -v 2 -b 4m --postcopy 0 --debug-break-postcopy'
 
 # The series' doubt (below): every page written, mappings dropped by an
 # mprotect round trip or not, then the working set writes.
@@ -143,6 +148,25 @@ assert_postcopy() {
 		--argjson r "$2"
 }
 
+# The post-copy stream's own checks: a page arrives corrupt, the stream breaks.
+assert_postcopy_checks() {
+	local gfn out
+	assert_line "RESULT pcflip rc=1"
+	out=$(result_lines pcflip)
+	gfn=$(sed -n 's/^mmubench: --debug-flip-postcopy: a byte of slot 1 gfn \(0x[0-9a-f]*\) flipped in what the source sent, on purpose$/\1/p' <<<"$out")
+	[[ $gfn =~ ^0x[0-9a-f]+$ ]] || fail "no flipped page named: $out"
+	grep -Fxq "mmubench: migrate --postcopy: slot 1 gfn $gfn arrived different from the source's page at the switch" <<<"$out" ||
+		fail "the flipped page $gfn was not named at the destination: $out"
+	grep -Fxq "mmubench: migrate: 1 of 2048 pages differ at the destination (the first harvest reported 2048 dirty)" <<<"$out" ||
+		fail "not exactly the flipped page differs: $out"
+	assert_line "RESULT pcbreak rc=1"
+	out=$(result_lines pcbreak)
+	grep -Fxq "mmubench: --debug-break-postcopy: the destination stops reading the stream after its first page, on purpose" <<<"$out" ||
+		fail "no broken stream: $out"
+	grep -Fxq "mmubench: migrate: the migration failed before the check" <<<"$out" ||
+		fail "the broken stream did not fail the migration: $out"
+}
+
 postcopy_on() { # BATCH
 	batch "$1"
 	assert_postcopy pc1 1
@@ -159,6 +183,7 @@ postcopy_on() { # BATCH
 	assert_drop_caught pcdrop 3 \
 		"migrate: slot 1 gfn GFN differs at the destination from byte 0 on \(0x[0-9a-f]+ here, 0x[0-9a-f]+ there; last sent in round [12]\)" \
 		"migrate: 1 of 2048 pages differ at the destination"
+	assert_postcopy_checks
 }
 
 @test "post-copy: the vCPUs run at the destination while it pulls and is pushed the pages it lacks, each checked; a page never sent, a lost report, named (nested TDP MMU)" {
@@ -317,6 +342,12 @@ qemu_migrate_checks() { # JSON ARCH
 	run "$MMUBENCH" migrate --backend qemu --debug-drop-dirty 3
 	assert_equal "$status" 2
 	assert_output --partial "--backend qemu: not with --debug-drop-dirty"
+	run "$MMUBENCH" migrate --debug-flip-postcopy
+	assert_equal "$status" 2
+	assert_output "mmubench: --debug-flip-postcopy: needs --postcopy N, whose stream it corrupts"
+	run "$MMUBENCH" migrate --debug-break-postcopy
+	assert_equal "$status" 2
+	assert_output "mmubench: --debug-break-postcopy: needs --postcopy N, whose stream it breaks"
 	run "$MMUBENCH" migrate --bandwidth fast
 	assert_equal "$status" 2
 	assert_output --partial "--bandwidth fast: bytes per second"

@@ -56,8 +56,11 @@ struct lack {
 
 /* The source's end: answers requests, pushes the rest. */
 struct store {
+	const struct vm *vm;
 	const struct lack *l;
 	s64 skip;		/* --debug-skip-page: never sent */
+	bool flip;		/* --debug-flip-postcopy */
+	u64 nr_sent;
 	int fd;
 	u64 *sent;		/* bitmap over l's indices */
 	struct wire *w;
@@ -105,13 +108,25 @@ static s64 lack_find(const struct lack *l, u64 p)
  */
 static int store_send(struct store *s, u64 k, bool now)
 {
+	static u8 flipped[MMUB_SZ_4K];
 	struct wire_msg msg = { .type = WIRE_PAGE, .page = s->l->page[k] };
+	const u8 *page = s->l->mem + k * MMUB_SZ_4K;
+	char where[64];
 
 	bitmap_assign(s->sent, k, true);
 	if ((s64)s->l->page[k] == s->skip)
 		return 0;
+	if (s->flip && !s->nr_sent) {
+		memcpy(flipped, page, sizeof(flipped));
+		flipped[0] ^= 0x5a;
+		page = flipped;
+		vm_test_page_where(s->vm, s->l->page[k], where, sizeof(where));
+		err_msg("--debug-flip-postcopy: a byte of %s flipped in what "
+			"the source sent, on purpose", where);
+	}
+	s->nr_sent++;
 	return wire_send(s->w, &msg, sizeof(msg)) ||
-	       wire_send(s->w, s->l->mem + k * MMUB_SZ_4K, MMUB_SZ_4K) ||
+	       wire_send(s->w, page, MMUB_SZ_4K) ||
 	       (now && wire_flush(s->w));
 }
 
@@ -247,6 +262,7 @@ static int load(struct dest *d)
 	struct wire_in *in = malloc(sizeof(*in));
 	u8 *buf = malloc(MMUB_SZ_4K);
 	struct wire_msg msg;
+	bool said = false;
 	int ret = -1;
 	s64 k;
 
@@ -265,15 +281,31 @@ static int load(struct dest *d)
 				"%u for page %llu, which the destination does "
 				"not lack", msg.type,
 				(unsigned long long)msg.page);
+			said = true;
 			break;
 		}
-		if (wire_in_read(in, buf, MMUB_SZ_4K) ||
-		    install(d, (u64)k, buf))
+		if (wire_in_read(in, buf, MMUB_SZ_4K))
 			break;
+		if (install(d, (u64)k, buf)) {
+			said = true;
+			break;
+		}
+		/* As on a corrupt message: the source goes on sending. */
+		if (d->m->p->cut) {
+			err_msg("--debug-break-postcopy: the destination stops "
+				"reading the stream after its first page, on "
+				"purpose");
+			said = true;
+			break;
+		}
 	}
-	if (ret && errno)
+	/* An end of file before DONE is a broken stream too: said. */
+	if (ret && !said && errno)
 		err_msg("migrate --postcopy: the stream from the source: %s",
 			strerror(errno));
+	else if (ret && !said)
+		err_msg("migrate --postcopy: the stream from the source ended "
+			"before it said it had sent every page");
 	free(buf);
 	free(in);
 	return ret;
@@ -440,7 +472,8 @@ int mig_postcopy_run(struct vm *vm, struct mig *m)
 	struct mig_postcopy *pc = &m->pc;
 	struct lack l;
 	struct dest d = { .vm = vm, .m = m, .l = &l, .uffd = -1, .stop = -1 };
-	struct store s = { .l = &l, .skip = m->p->skip };
+	struct store s = { .vm = vm, .l = &l, .skip = m->p->skip,
+			   .flip = m->p->flip };
 	double t = now_ms();
 	int sv[2], ret;
 

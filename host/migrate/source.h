@@ -23,6 +23,8 @@ struct mig_params {
 	bool idle;		/* the vCPUs run no loop */
 	bool postcopy;		/* --postcopy: switch after postcopy_rounds */
 	u32 postcopy_rounds;	/* pre-copy rounds before the switch, 0.. */
+	bool flip;		/* --debug-flip-postcopy: its first page sent corrupt */
+	bool cut;		/* --debug-break-postcopy: the destination stops reading */
 };
 
 /* The post-copy phase's results (postcopy.c). */

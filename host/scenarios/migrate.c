@@ -44,7 +44,8 @@
 
 enum {
 	O_MODE = 512, O_BANDWIDTH, O_DOWNTIME, O_MAX_ROUNDS, O_TO, O_SKIP,
-	O_TABLE, O_INVALIDATE, O_IDLE, O_BACKEND, O_DROP, O_POSTCOPY,
+	O_TABLE, O_INVALIDATE, O_IDLE, O_BACKEND, O_DROP, O_POSTCOPY, O_FLIP,
+	O_BREAK,
 };
 
 enum invalidate { INV_OFF, INV_NONE, INV_MPROTECT, INV_COLLAPSE };
@@ -92,6 +93,14 @@ static const struct opt opts[] = {
 	  "lose one page KVM reports in harvest H (0: the first), one a vCPU "
 	  "wrote once in that window: written after its last send and never "
 	  "again when H is the last, it must differ at the destination" },
+	{ "debug-flip-postcopy", O_FLIP, no_argument, NULL,
+	  "with --postcopy: flip a byte of the first page the source sends in "
+	  "post-copy: the destination's check of its hash must fail the run, "
+	  "naming it" },
+	{ "debug-break-postcopy", O_BREAK, no_argument, NULL,
+	  "with --postcopy: the destination stops reading the stream after "
+	  "its first page, as on a corrupt message, while the source sends: "
+	  "the run must fail, saying so, and not hang" },
 	{ "backend", O_BACKEND, required_argument, "B",
 	  "kvm (mmubench's model) or qemu: QEMU's own migration between two "
 	  "QEMUs (TCG), its figures in the same table" },
@@ -165,6 +174,12 @@ static void parse(int key, const char *arg)
 	case O_DROP:
 		o.mp.drop = (s64)parse_u64("--debug-drop-dirty", arg, 0,
 					    1000000);
+		break;
+	case O_FLIP:
+		o.mp.flip = true;
+		break;
+	case O_BREAK:
+		o.mp.cut = true;
 		break;
 	}
 }
@@ -248,6 +263,10 @@ static void validate(struct common *c)
 	if (o.mp.skip >= (s64)pages)
 		die("--debug-skip-page %lld: the test memory has pages 0..%llu",
 		    (long long)o.mp.skip, (unsigned long long)pages - 1);
+	if ((o.mp.flip || o.mp.cut) && !o.mp.postcopy)
+		die("--debug-%s-postcopy: needs --postcopy N, whose stream it "
+		    "%s", o.mp.flip ? "flip" : "break",
+		    o.mp.flip ? "corrupts" : "breaks");
 	if (o.qemu) {
 		validate_qemu(c);
 		return;
@@ -263,7 +282,6 @@ static void validate(struct common *c)
 		c->vm.dirty_ring_bytes = DLOG_RING_DEFAULT;
 		c->vm.dirty_ring_acq_rel = o.mp.mode == DLOG_RING_ACQ_REL;
 	}
-	dlog_preflight(o.mp.mode, c->vm.dirty_ring_bytes);
 	if (o.to && o.table)
 		die("--to: a receiver takes one migration; not with --table");
 	if (o.to && c->repeat > 1)
@@ -278,6 +296,8 @@ static void validate(struct common *c)
 	if (o.inv == INV_COLLAPSE && o.table)
 		die("--invalidate collapse: 4K anonymous memory only; not "
 		    "with --table");
+	/* What the kernel offers comes after what the options allow. */
+	dlog_preflight(o.mp.mode, c->vm.dirty_ring_bytes);
 	/* An unreachable receiver is said before any VM exists. */
 	if (o.to)
 		o.to_fd = connect_to(o.to);
