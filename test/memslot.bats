@@ -12,11 +12,14 @@ load helpers
 # slot 7 (id 7) is churned, slot 8's range its move target.  One round:
 # 16 operations (--chunks 4), 6 content checks of 512 pages.  The debug
 # runs lose a page after the first move (active, to the hole) and after
-# the first inactive move (caught after the second, back home).
+# the first inactive move (caught after the second, back home).  The
+# last puts back, at the check after operation 3 (after the fourth), one
+# page's word from before the guest's pass: the host's check must fail.
 MS_SH="$ONE_SH"'
 one ms memslot -v 2 -b 8m --rounds 1
 one lose1 memslot -v 2 -b 8m --rounds 1 --debug-lose-page 1
 one lose3 memslot -v 2 -b 8m --rounds 1 --debug-lose-page 3
+one lostw memslot -v 2 -b 8m --rounds 1 --debug-lose-write 3
 :'
 
 # assert_ops: the run's operations in order, each timed, and its checks.
@@ -52,6 +55,10 @@ assert_ops() {
 	# Lost after the first inactive move: found back home, after op 4.
 	assert_line "RESULT lose3 rc=1"
 	assert_line --regexp "^mmubench: memslot: after operation 4, the guest found 1 of the churned slot's 512 pages without their data at gpa 0x[0-9a-f]+; the first, 4K page 256 of the slot, held 0x0000000000000000, not 0xd5a00000000d0000: a page lost in the slot's operations$"
+	# The guest's write kept from the slot: the host's check, after op 4.
+	assert_line "RESULT lostw rc=1"
+	assert_line --regexp "^mmubench: --debug-lose-write: after operation 4, 4K page 256 of the churned slot's memory \\(gpa (0x[0-9a-f]+)\\) given back its word from before the guest's pass, on purpose$"
+	assert_line --regexp "^mmubench: memslot: after operation 4, 4K page 256 of the churned slot's memory holds 0xd5a00000000d0000, not the stamp the guest wrote at gpa 0x[0-9a-f]+: its writes did not reach the slot$"
 }
 
 @test "6.1 x86: memslot moves, deletes and re-adds a slot while the vCPUs write; each op timed with its zaps; content kept page by page, a lost page named" {
@@ -97,6 +104,8 @@ assert_ops() {
 	refused "--rounds 0: out of range (accepted: 1..100)" memslot --rounds 0
 	refused "--debug-lose-page 33: there are 32 operations (16 a round with --chunks 4)" \
 		memslot --debug-lose-page 33
+	refused "--debug-lose-write 33: there are 32 operations (16 a round with --chunks 4)" \
+		memslot --debug-lose-write 33
 	refused "--no-latency: not with memslot: the vCPUs' latency around each operation is one of its figures" \
 		memslot --no-latency
 	refused "-s guest_memfd: memslot reads or changes the test memory from the host, which cannot map private memory (accepted: touch, private-mem)" \

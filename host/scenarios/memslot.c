@@ -63,7 +63,7 @@
 #define NA		INT64_MIN
 
 enum {
-	O_ROUNDS = 512, O_CHUNKS, O_LOSE,
+	O_ROUNDS = 512, O_CHUNKS, O_LOSE, O_LOSE_WRITE,
 };
 
 static const struct opt opts[] = {
@@ -75,6 +75,10 @@ static const struct opt opts[] = {
 	{ "debug-lose-page", O_LOSE, required_argument, "N",
 	  "debug: after operation N, zero one 4K page of the churned slot's "
 	  "memory; the content check must fail" },
+	{ "debug-lose-write", O_LOSE_WRITE, required_argument, "N",
+	  "debug: at the first check after operation N, put back the word "
+	  "one 4K page of the churned slot held before the guest's pass, as "
+	  "if its write went elsewhere; the host's check must fail" },
 	{ NULL },
 };
 
@@ -82,6 +86,7 @@ static struct {
 	u32 rounds;
 	u32 chunks;
 	u32 lose;		/* operation number (from 1), 0: none */
+	u32 lose_write;		/* the same, for --debug-lose-write */
 } o = { .rounds = 2, .chunks = 4 };
 
 /* A round: 4 moves, delete, add, delete, K adds, K deletes, add. */
@@ -102,6 +107,10 @@ static void parse(int key, const char *arg)
 	case O_LOSE:
 		o.lose = (u32)parse_u64("--debug-lose-page", arg, 1,
 					MAX_ROUNDS * (8 + 2 * MAX_CHUNKS));
+		break;
+	case O_LOSE_WRITE:
+		o.lose_write = (u32)parse_u64("--debug-lose-write", arg, 1,
+					      MAX_ROUNDS * (8 + 2 * MAX_CHUNKS));
 		break;
 	}
 }
@@ -147,6 +156,10 @@ static void validate(struct common *c)
 		die("--debug-lose-page %u: there are %u operations (%u a round "
 		    "with --chunks %u)", o.lose, o.rounds * ops_per_round(),
 		    ops_per_round(), o.chunks);
+	if (o.lose_write > o.rounds * ops_per_round())
+		die("--debug-lose-write %u: there are %u operations (%u a round "
+		    "with --chunks %u)", o.lose_write, o.rounds * ops_per_round(),
+		    ops_per_round(), o.chunks);
 	p->wl.nr_ranges = 1;
 	p->wl.ranges[0] = (struct mmub_range){ 0, slot * (p->nr_slots - 2) };
 }
@@ -181,6 +194,7 @@ struct ms_ctx {
 	u8 *hva;		/* its memory */
 	u32 checks;
 	u64 pages_checked;
+	bool lost_write;	/* --debug-lose-write done */
 };
 
 static s64 delta(const struct vm *vm, const struct phase *p, bool vcpu,
@@ -281,6 +295,24 @@ static const char *when(const struct ms_ctx *x)
 	return buf;
 }
 
+/*
+ * --debug-lose-write: at the first check after operation N, one page of the
+ * slot holds again what it held before the guest's pass, as if its write
+ * had landed in other memory.
+ */
+static void lose_write(const struct vm *vm, struct ms_ctx *x, u64 off)
+{
+	u64 s = x->size / 2;
+
+	x->lost_write = true;
+	*(volatile u64 *)(x->hva + s) = mmub_supplied_word(off + s);
+	err_msg("--debug-lose-write: after operation %u, 4K page %llu of the "
+		"churned slot's memory (gpa 0x%llx) given back its word from "
+		"before the guest's pass, on purpose", x->nops,
+		(unsigned long long)(s >> 12),
+		(unsigned long long)(vm->layout.test_gpa + off + s));
+}
+
 /* The slot's pages after the guest's pass: each with that pass's stamp. */
 static int check_host_side(const struct vm *vm, struct ms_ctx *x, u64 off,
 			   u32 gen)
@@ -350,6 +382,8 @@ static int check_slot(struct vm *vm, struct ms_ctx *x, u64 off)
 	}
 	x->checks++;
 	x->pages_checked += acc;
+	if (o.lose_write && x->nops >= o.lose_write && !x->lost_write)
+		lose_write(vm, x, off);
 	return check_host_side(vm, x, off, gen);
 }
 
