@@ -177,8 +177,9 @@ step_cmdline() { # N
 		case $w in
 		console=*|earlycon*|earlyprintk=*) words+=("$w") ;;
 		# The nested runner's: the step boots on one CPU too, its
-		# /init brings the others up, its TSC unwatched (run.sh says why).
-		maxcpus=*|no_ipi_broadcast=*|tsc=*) words+=("$w") ;;
+		# /init brings the others up without timing their delay
+		# loops, its TSC unwatched (run.sh says why).
+		maxcpus=*|no_ipi_broadcast=*|tsc=*|lpj=*) words+=("$w") ;;
 		panic=*) panic=$w ;;
 		esac
 	done
