@@ -313,6 +313,17 @@ table_rows() { # FILE
 	     /^$/ { m = "" }' "$1"
 }
 
+# peer_ratios_sane DIR: every row of DIR/compare.json has a B/A within
+# 300-fold either way.  The peer and mmubench time the same operation on
+# the same kernel: the ratios measured lay within 0.019 and 32 (x86_64
+# 6.1, -v 1 -b 8m, three runs each of -g and -e, 2026-12-07); a unit read
+# wrong (s for ms) is a thousandfold, a side that did nothing 0 or none.
+peer_ratios_sane() { # DIR
+	assert_json "$1/compare.json" '(.rows | length) > 0 and
+		all(.rows[]; (.ratio | type) == "number" and .ratio > 1 / 300 and
+		    .ratio < 300)'
+}
+
 # peer_run ARGS...: tools/peer.sh, its nested-infra redo announced as the
 # suite's retries are (test/run.sh counts them).
 peer_run() {

@@ -22,6 +22,7 @@ load helpers
 	assert_line --regexp '^results\.runs\[\]\.dirty_log\.iterations\[\*\]\.dirty_ms\|get iterations\[1\]\|1\|1\|[0-9]+\.[0-9]+$'
 	refute_line --partial 'clear_ms'
 	assert_equal "$(wc -l <<<"$output")" 7
+	peer_ratios_sane "$out"
 }
 
 @test "tools/peer.sh -e: both disable logging while the vCPUs write; the disable row compares them" {
@@ -36,6 +37,7 @@ load helpers
 	run table_rows "$out/compare.txt"
 	assert_success
 	assert_line --regexp '^results\.runs\[\]\.dirty_log\.disable_ms\|get\|1\|1\|[0-9]+\.[0-9]+$'
+	peer_ratios_sane "$out"
 }
 
 # The lines of one run of the peer, as 6.1's dirty_log_perf_test prints

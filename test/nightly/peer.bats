@@ -41,6 +41,7 @@ BATS_TEST_TIMEOUT=1800
 	assert_equal "$(wc -l <<<"$output")" "$n"
 	# The same figures as JSON, each ratio a number.
 	assert_json "$out/compare.json" '(.rows | length) == 9 and all(.rows[]; (.ratio | type) == "number" and .a.n == 2 and .b.n == 2)'
+	peer_ratios_sane "$out"
 	assert_json "$out/peer.json" '.env.program == "dirty_log_perf_test" and (.results.runs | length) == 2'
 	assert_file_exists "$out/runs/peer-2.txt"
 }
@@ -53,6 +54,7 @@ BATS_TEST_TIMEOUT=1800
 	assert_line --regexp '^  A = demand_paging_test: .*/peer.json, 2 runs, kernel 6\.1\.'
 	assert_json "$out/compare.json" '[.rows[].metric] == ["results.runs[].demand_paging.demand_ms", "results.runs[].demand_paging.pages_per_s"] and
 		all(.rows[]; (.ratio | type) == "number" and .a.n == 2 and .b.n == 2)'
+	peer_ratios_sane "$out"
 	# mmubench supplied every page of its runs, once.
 	assert_json "$out/mmubench.json" '(.results.runs | length) == 2 and all(.results.runs[]; .demand_paging.pages_supplied == 8192)'
 }
@@ -71,6 +73,7 @@ BATS_TEST_TIMEOUT=1800
 	assert_line --regexp '^  A = access_tracking_perf_test: .*/peer.json, 2 runs, kernel 6\.12\.'
 	assert_json "$out/compare.json" '[.rows[].metric] == ["results.runs[].phases[name=control].wall_ms", "results.runs[].aging.mark_idle_ms", "results.runs[].phases[name=aged1].wall_ms"] and
 		all(.rows[]; (.ratio | type) == "number" and .a.n == 2 and .b.n == 2)'
+	peer_ratios_sane "$out"
 	# mmubench's side found every page it touched young, and no other.
 	assert_json "$out/mmubench.json" '(.results.runs | length) == 2 and all(.results.runs[]; .aging.touched > 0 and .aging.found_young == .aging.touched and .aging.false_young == 0)'
 }
@@ -87,6 +90,7 @@ BATS_TEST_TIMEOUT=1800
 	assert_output --regexp '^results\.runs\[\]\.prefault_ms\|all\|2\|2\|[0-9]+\.[0-9]+$'
 	assert_json "$out/compare.json" '(.rows | length) == 1 and
 		all(.rows[]; (.ratio | type) == "number" and .a.n == 2 and .b.n == 2)'
+	peer_ratios_sane "$out"
 	# Both sides mapped the same 513 4K pages: the peer's every VM
 	# (checked by the conversion), mmubench's by KVM's stats; and its
 	# reading pass built no more mappings.
@@ -103,6 +107,7 @@ BATS_TEST_TIMEOUT=1800
 	assert_line --regexp '^  A = memslot_perf_test: .*/peer.json, 2 runs, kernel 6\.1\.'
 	assert_json "$out/compare.json" '[.rows[].metric] == ["results.runs[].memslot.by_op.move_active.ms_mean", "results.runs[].memslot.by_op.move_inactive.ms_mean"] and
 		all(.rows[]; (.ratio | type) == "number" and .a.n == 2 and .b.n == 2)'
+	peer_ratios_sane "$out"
 	# The peer looped over its moves; mmubench checked its moved slot.
 	assert_json "$out/peer.json" '(.results.runs | length) == 2 and all(.results.runs[]; .memslot.by_op.move_active.loops > 0 and .memslot.by_op.move_inactive.loops > 0)'
 	assert_json "$out/mmubench.json" '(.results.runs | length) == 2 and all(.results.runs[]; .memslot.slot_bytes == 16777216 and .memslot.content_checks == 11)'
