@@ -12,13 +12,16 @@ load helpers
 # 2 vCPUs x 8 MiB: 4096 private 4K pages; 4 ranges of 1 MiB (256 pages)
 # each converted to shared and back.  The debug runs break one
 # conversion each: the first to shared, the first back to private, and
-# the private side of the first range (punched while it is shared).
+# the private side of the first range (punched while it is shared).  The
+# last makes a vCPU exit with KVM_EXIT_MEMORY_FAULT (its mailbox page, in
+# a slot without a guest_memfd, made private), which it must go on from.
 PM_SH='
 one pm private-mem -v 2 -b 8m
 one touch touch -v 2 -b 8m -i 1 -s guest_memfd
 one skipshared private-mem -v 2 -b 8m --conversions 1 --debug-skip 1
 one skipprivate private-mem -v 2 -b 8m --conversions 1 --debug-skip 2
-one discard private-mem -v 2 -b 8m --conversions 1 --debug-discard 1'
+one discard private-mem -v 2 -b 8m --conversions 1 --debug-discard 1
+oneo fault private-mem -v 2 -b 8m --conversions 1 --debug-fault-exit'
 
 # One boot a kernel (batch_add): 6.12 x86 has the VM type, 6.1 and arm64
 # say what they lack.
@@ -132,4 +135,17 @@ oneo a64 private-mem -v 1 -b 4m'
 		dirty-log -s guest_memfd
 	refused "-s guest_memfd: demand-paging reads or changes the test memory from the host, which cannot map private memory (accepted: touch, private-mem)" \
 		demand-paging -s guest_memfd
+}
+
+# vcpu.c's answer to KVM_EXIT_MEMORY_FAULT, which the runs above never
+# met (no fault raced a conversion): the run goes on, its checks hold,
+# and it counts the exits.
+@test "6.12 x86: a vCPU that exits with KVM_EXIT_MEMORY_FAULT enters again and goes on; the exits are counted" {
+	require_series original x86_64 6.12
+	batch_run x86-612 fault
+	assert_success
+	assert_line --regexp '^mmubench: --debug-fault-exit: the mailbox page \(gpa 0x[0-9a-f]+\) made private until a vCPU exited with KVM_EXIT_MEMORY_FAULT, then shared again, on purpose$'
+	result_json fault | assert_json - '.results.runs[0].private_mem |
+		.memory_fault_exits >= 1 and .conversions == 2 and
+		.shared_reads == .shared_reads_expected'
 }

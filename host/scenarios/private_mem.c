@@ -50,6 +50,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <mmubench/engine.h>
 #include <mmubench/workload.h>
 #include "util/util.h"
@@ -62,7 +63,7 @@
 #define MAX_ROUNDS	1000
 
 enum {
-	O_CONVERSIONS = 512, O_SIZE, O_SKIP, O_DISCARD,
+	O_CONVERSIONS = 512, O_SIZE, O_SKIP, O_DISCARD, O_FAULT_EXIT,
 };
 
 static const struct opt opts[] = {
@@ -77,6 +78,10 @@ static const struct opt opts[] = {
 	{ "debug-discard", O_DISCARD, required_argument, "N",
 	  "debug: punch the private side of range N out of the guest_memfd "
 	  "when it goes shared; the guest must find its data lost" },
+	{ "debug-fault-exit", O_FAULT_EXIT, no_argument, NULL,
+	  "debug: make the page of vCPU 0's mailbox, in a slot without a "
+	  "guest_memfd, private while the vCPUs loop: it must exit with "
+	  "KVM_EXIT_MEMORY_FAULT and go on once the page is shared again" },
 	{ NULL },
 };
 
@@ -85,6 +90,7 @@ static struct {
 	u64 size;
 	s64 skip;		/* conversion number (from 1), -1: none */
 	s64 discard;		/* round number (from 1), -1: none */
+	bool fault_exit;	/* --debug-fault-exit */
 } o = { .rounds = 4, .size = MMUB_MIB, .skip = -1, .discard = -1 };
 
 static void parse(int key, const char *arg)
@@ -103,6 +109,9 @@ static void parse(int key, const char *arg)
 	case O_DISCARD:
 		o.discard = (s64)parse_u64("--debug-discard", arg, 1,
 					   MAX_ROUNDS);
+		break;
+	case O_FAULT_EXIT:
+		o.fault_exit = true;
 		break;
 	}
 }
@@ -460,6 +469,41 @@ static u64 memory_faults(const struct vm *vm)
 	return n;
 }
 
+/*
+ * --debug-fault-exit: the page of vCPU 0'"'"'s mailbox, in a memslot without a
+ * guest_memfd, made private while the vCPUs loop.  The vCPU polling it
+ * exits with KVM_EXIT_MEMORY_FAULT (its slot cannot be private), as a
+ * fault that raced a conversion does; once it has, the page goes shared
+ * again, and the vCPU'"'"'s next entry (vcpu.c) must go on.
+ */
+static int fault_exit(struct vm *vm)
+{
+	u64 gpa = mmub_align_down(vm->bi->mailbox_gpa, MMUB_SZ_4K), n;
+	double t = now_ms();
+
+	if (gmem_set_private(vm->fd, gpa, MMUB_SZ_4K, true)) {
+		err_msg("--debug-fault-exit: KVM_SET_MEMORY_ATTRIBUTES at gpa "
+			"0x%llx: %s", (unsigned long long)gpa, strerror(errno));
+		return -1;
+	}
+	while (!(n = memory_faults(vm)) && now_ms() - t < 10000)
+		usleep(100);
+	if (gmem_set_private(vm->fd, gpa, MMUB_SZ_4K, false))
+		die("--debug-fault-exit: KVM_SET_MEMORY_ATTRIBUTES back to "
+		    "shared at gpa 0x%llx: %s", (unsigned long long)gpa,
+		    strerror(errno));
+	if (!n) {
+		err_msg("--debug-fault-exit: no vCPU exited with "
+			"KVM_EXIT_MEMORY_FAULT in 10 s of the mailbox page "
+			"(gpa 0x%llx) made private", (unsigned long long)gpa);
+		return -1;
+	}
+	err_msg("--debug-fault-exit: the mailbox page (gpa 0x%llx) made "
+		"private until a vCPU exited with KVM_EXIT_MEMORY_FAULT, then "
+		"shared again, on purpose", (unsigned long long)gpa);
+	return 0;
+}
+
 static const char checks_text[] =
 	"the host cannot read private memory (guest_memfd, no mmap in 6.12): "
 	"the guest checks its own stamps there (private data kept across "
@@ -511,7 +555,8 @@ static int once(struct vm *vm, struct run *r, u32 index, void *arg)
 	ret = run_pass(vm, r, "populate", 0) || run_pass(vm, r, "private", 1);
 	if (!ret) {
 		p = run_phase_begin(vm, r, "convert");
-		ret = vm_post(vm, MMUB_CMD_LOOP, 2) || rounds(vm, &x) ||
+		ret = vm_post(vm, MMUB_CMD_LOOP, 2) ||
+		      (o.fault_exit && fault_exit(vm)) || rounds(vm, &x) ||
 		      vm_stop_loop(vm);
 		phase_end(vm, p, !ret);
 		ret = ret || check_guest(vm, p, &x, &reads);
