@@ -78,6 +78,14 @@ bool phase_stat_delta(const struct vm *vm, const struct phase *p, bool vcpu,
 	return true;
 }
 
+s64 phase_stat_or(const struct vm *vm, const struct phase *p, bool vcpu,
+		  const char *name, s64 missing)
+{
+	s64 d;
+
+	return phase_stat_delta(vm, p, vcpu, name, &d) ? d : missing;
+}
+
 void phase_begin(struct vm *vm, struct phase *p, const char *name)
 {
 	memset(p, 0, sizeof(*p));

@@ -38,6 +38,9 @@ bool snap_stat(const struct vm *vm, const struct snap *s, bool vcpu,
 /* Its change over phase @p; false if the kernel lacks it. */
 bool phase_stat_delta(const struct vm *vm, const struct phase *p, bool vcpu,
 		      const char *name, s64 *delta);
+/* The same, or @missing (a value no delta takes) where the kernel lacks it. */
+s64 phase_stat_or(const struct vm *vm, const struct phase *p, bool vcpu,
+		  const char *name, s64 missing);
 
 void phase_begin(struct vm *vm, struct phase *p, const char *name);
 void phase_end(struct vm *vm, struct phase *p, bool guest_results);

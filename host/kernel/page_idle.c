@@ -34,13 +34,6 @@ int page_idle_status(char *why, size_t len)
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * The distinct bitmap words of the frames, so that each is done once;
  * each page's word, and each word's bits that are ours: a write sets

@@ -175,13 +175,6 @@ static void keep(struct probe_durations *d, u64 ns)
 	d->ns[d->n++] = ns;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 void probes_middle(struct probe_durations *d, double *p50, double *iqm)
 {
 	size_t n = d->n, lo = n / 4, hi = n - n / 4;

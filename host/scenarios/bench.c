@@ -50,14 +50,6 @@ static double host_loop_rate(const struct vm_params *p)
 	return ns > 0 ? rec.accesses / ns * 1e9 : 0;
 }
 
-static s64 stat_delta(const struct vm *vm, const struct phase *p,
-		      const char *name)
-{
-	s64 d;
-
-	return phase_stat_delta(vm, p, true, name, &d) ? d : -1;
-}
-
 struct bench {
 	double guest, host;	/* pages/s per vCPU, second pass */
 	s64 exits, io_exits, mmio_exits;
@@ -98,9 +90,9 @@ static int once(struct vm *vm, struct run *r, u32 index, void *arg)
 	/* Per vCPU: each one's share of the accesses over the slowest's time. */
 	ns = cycles_to_ns(vm, longest);
 	b->guest = ns > 0 ? acc / (double)vm->p.nr_vcpus / ns * 1e9 : 0;
-	b->exits = stat_delta(vm, second, "exits");
-	b->io_exits = stat_delta(vm, second, "io_exits");
-	b->mmio_exits = stat_delta(vm, second, "mmio_exits");
+	b->exits = phase_stat_or(vm, second, true, "exits", -1);
+	b->io_exits = phase_stat_or(vm, second, true, "io_exits", -1);
+	b->mmio_exits = phase_stat_or(vm, second, true, "mmio_exits", -1);
 	b->host = host_loop_rate(&vm->p);
 	print_boot(vm);
 	printf("  %-22s %14.0f   second pass, per vCPU\n", "guest_pages_per_s",

@@ -197,14 +197,6 @@ struct ms_ctx {
 	bool lost_write;	/* --debug-lose-write done */
 };
 
-static s64 delta(const struct vm *vm, const struct phase *p, bool vcpu,
-		 const char *name)
-{
-	s64 d;
-
-	return phase_stat_delta(vm, p, vcpu, name, &d) ? d : NA;
-}
-
 /* What the phase around an operation saw, into @op. */
 static void op_record(const struct vm *vm, const struct phase *p,
 		      struct op *op)
@@ -212,10 +204,12 @@ static void op_record(const struct vm *vm, const struct phase *p,
 	struct mmub_hist h;
 
 	for (u32 s = 0; s < VM_PAGE_SIZES; s++)
-		op->pages[s] = delta(vm, p, false, vm_page_size_stats[s]);
-	op->pf_fixed = delta(vm, p, true, "pf_fixed");
-	op->flush = delta(vm, p, false, "remote_tlb_flush");
-	op->flush_reqs = delta(vm, p, false, "remote_tlb_flush_requests");
+		op->pages[s] = phase_stat_or(vm, p, false, vm_page_size_stats[s],
+					     NA);
+	op->pf_fixed = phase_stat_or(vm, p, true, "pf_fixed", NA);
+	op->flush = phase_stat_or(vm, p, false, "remote_tlb_flush", NA);
+	op->flush_reqs = phase_stat_or(vm, p, false,
+				       "remote_tlb_flush_requests", NA);
 	op->accesses = phase_latency(p, &h);
 	op->p50_ns = access_ns(vm, &h, 500000);
 	op->p99_ns = access_ns(vm, &h, 990000);

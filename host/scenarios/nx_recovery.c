@@ -137,15 +137,6 @@ static u64 vm_stat(const struct vm *vm, const struct snap *s, const char *n)
 }
 
 /* A stat's change over @p; 0 where the kernel has none. */
-static s64 delta(const struct vm *vm, const struct phase *p, bool vcpu,
-		 const char *n)
-{
-	s64 d = 0;
-
-	phase_stat_delta(vm, p, vcpu, n, &d);
-	return d;
-}
-
 static u64 splits_now(struct vm *vm)
 {
 	int i = kstats_index(&vm->stats, "nx_lpage_splits");
@@ -453,7 +444,7 @@ static void load_collect(const struct vm *vm, const struct phase *rec,
 	u64 end = vm_stat(vm, &rec->after, "nx_lpage_splits");
 
 	l->accesses = phase_latency(rec, &l->lat);
-	l->refaults = (u64)delta(vm, rec, true, "pf_fixed");
+	l->refaults = (u64)phase_stat_or(vm, rec, true, "pf_fixed", 0);
 	l->splits_end = end > base ? end - base : 0;
 }
 
@@ -575,16 +566,17 @@ static int recovery(struct vm *vm, struct run *run, struct nx_run *r,
 		run_phase_end(vm, rec);
 	}
 	worker_recovery(r, w, t_rec);
-	r->pages_4k_delta = delta(vm, rec, false, "pages_4k");
-	r->pages_2m_delta = delta(vm, rec, false, "pages_2m");
+	r->pages_4k_delta = phase_stat_or(vm, rec, false, "pages_4k", 0);
+	r->pages_2m_delta = phase_stat_or(vm, rec, false, "pages_2m", 0);
 	/*
 	 * remote_tlb_flush counts only the flushes that had to IPI a vCPU in
 	 * guest mode on another CPU (none if the vCPU was out of the guest or
 	 * on the worker's own CPU); every flush the worker asks for is in
 	 * remote_tlb_flush_requests.
 	 */
-	r->tlb_flushes = delta(vm, rec, false, "remote_tlb_flush_requests");
-	r->tlb_flush_ipis = delta(vm, rec, false, "remote_tlb_flush");
+	r->tlb_flushes = phase_stat_or(vm, rec, false,
+				       "remote_tlb_flush_requests", 0);
+	r->tlb_flush_ipis = phase_stat_or(vm, rec, false, "remote_tlb_flush", 0);
 	if (!r->load)
 		split_fate(vm, r);
 	return 0;
@@ -617,8 +609,8 @@ static int nx_once(struct vm *vm, struct run *run, struct nx_run *r,
 		return -1;
 	if (run_pass(vm, run, "re-execute", 1))
 		return -1;
-	r->reexec_faults = (u64)delta(vm, &run->ph[run->nph - 1], true,
-				      "pf_fixed");
+	r->reexec_faults = (u64)phase_stat_or(vm, &run->ph[run->nph - 1], true,
+					      "pf_fixed", 0);
 	log_phase(vm, run, d, "disable", false);
 	worker_read(r, w, &r->worker_ms);
 	if (r->splits_left) {

@@ -157,3 +157,11 @@ char *read_text(const char *path)
 		buf[len] = 0;
 	return buf;
 }
+
+/* qsort() and bsearch() of u64s, ascending. */
+int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}

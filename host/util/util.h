@@ -27,5 +27,7 @@ int read_sysfs_u64(const char *path, u64 *v);
 int write_sysfs_u64(const char *path, u64 v);
 /* A whole procfs or tracefs file, NUL-terminated, to free(); NULL on error. */
 char *read_text(const char *path);
+/* qsort() and bsearch() of u64s, ascending. */
+int cmp_u64(const void *a, const void *b);
 
 #endif
