@@ -77,12 +77,12 @@ endif
 HOST_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wshadow \
 	-Wno-missing-field-initializers -Iinclude -Ihost $(HOST_DEP_CFLAGS) \
 	-DMMUB_VERSION='"$(VERSION)"' $(HOST_SAN) -MMD -MP
-# vmm/ the VM, kernel/ KVM's interfaces, framework/ what every scenario
+# vmm/ the VM, kvm/ KVM's interfaces, framework/ what every scenario
 # shares, scenarios/ the experiments,
 # results/ the offline commands, util/ die() and its cleanup registry,
 # engine/ what the engine needs in a host process (docs/design.md).
 HOST_SRCS := $(wildcard host/*.c host/util/*.c host/vmm/*.c \
-	host/vmm/arch/$(ARCH)/*.c host/kernel/*.c host/framework/*.c \
+	host/vmm/arch/$(ARCH)/*.c host/kvm/*.c host/framework/*.c \
 	host/scenarios/*.c host/scenarios/*/*.c \
 	host/results/*.c host/backend/*.c host/engine/*.c host/migrate/*.c) \
 	$(COMMON_SRCS) $(ENGINE_SRCS)
@@ -262,7 +262,7 @@ $(UNIT_BIN): test/unit/unit.c $(COMMON_SRCS) $(wildcard include/mmubench/*.h)
 
 PROBES_TEST := $(O)/san/probes-test
 unit: $(PROBES_TEST)
-$(PROBES_TEST): test/unit/probes.c host/kernel/probes.c common/histogram.c \
+$(PROBES_TEST): test/unit/probes.c host/kvm/probes.c common/histogram.c \
 		host/util/cleanup.c host/util/util.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
@@ -279,20 +279,20 @@ $(PROGRESS_TEST): test/unit/progress.c host/util/progress.c host/util/util.c \
 
 PARAMS_TEST := $(O)/san/params-test
 unit: $(PARAMS_TEST)
-$(PARAMS_TEST): test/unit/params.c host/kernel/params.c host/util/cleanup.c \
-		host/util/util.c host/kernel/params.h test/unit/standin.h
+$(PARAMS_TEST): test/unit/params.c host/kvm/params.c host/util/cleanup.c \
+		host/util/util.c host/kvm/params.h test/unit/standin.h
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
-	$(Q)$(UNIT_CC) -o $@ test/unit/params.c host/kernel/params.c \
+	$(Q)$(UNIT_CC) -o $@ test/unit/params.c host/kvm/params.c \
 		host/util/cleanup.c host/util/util.c -lpthread
 
 NX_WORKER_TEST := $(O)/san/nx-worker-test
 unit: $(NX_WORKER_TEST)
-$(NX_WORKER_TEST): test/unit/nx_worker.c host/kernel/nx_worker.c \
-		host/kernel/nx_worker.h test/unit/standin.h
+$(NX_WORKER_TEST): test/unit/nx_worker.c host/kvm/nx_worker.c \
+		host/kvm/nx_worker.h test/unit/standin.h
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
-	$(Q)$(UNIT_CC) -o $@ test/unit/nx_worker.c host/kernel/nx_worker.c
+	$(Q)$(UNIT_CC) -o $@ test/unit/nx_worker.c host/kvm/nx_worker.c
 
 STATS_TEST := $(O)/san/stats-test
 unit: $(STATS_TEST)
@@ -306,9 +306,9 @@ $(STATS_TEST): test/unit/stats.c host/results/statistics.c \
 
 STAGE2_DUMP_TEST := $(O)/san/stage2-dump-test
 unit: $(STAGE2_DUMP_TEST)
-$(STAGE2_DUMP_TEST): test/unit/stage2_dump.c host/kernel/stage2_dump.c \
-		host/kernel/stage2_dump.h test/unit/check.h
+$(STAGE2_DUMP_TEST): test/unit/stage2_dump.c host/kvm/stage2_dump.c \
+		host/kvm/stage2_dump.h test/unit/check.h
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
-	$(Q)$(UNIT_CC) -o $@ test/unit/stage2_dump.c host/kernel/stage2_dump.c
+	$(Q)$(UNIT_CC) -o $@ test/unit/stage2_dump.c host/kvm/stage2_dump.c
 

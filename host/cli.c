@@ -17,7 +17,7 @@
 #include "util/util.h"
 #include "util/parse.h"
 #include "results/json.h"
-#include "kernel/prefault.h"
+#include "kvm/prefault.h"
 #include "cli.h"
 
 enum {

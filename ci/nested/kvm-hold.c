@@ -16,7 +16,7 @@
  *   90 sites all over KVM, and the last one off.  With this VM and its
  *   vCPU alive both stay on.  The vCPU never runs and the VM has no
  *   memory: no measured VM shares anything with them.
- * - mmubench's kprobes (host/kernel/probes.c) sit on ftrace call sites,
+ * - mmubench's kprobes (host/kvm/probes.c) sit on ftrace call sites,
  *   which each run turns from a nop to a call and back.  A kprobe placed
  *   where one already is joins it, and the site is not written again: so
  *   each function mmubench probes keeps one here, a perf kprobe counting

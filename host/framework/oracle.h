@@ -50,7 +50,7 @@
 #define HOST_FRAMEWORK_ORACLE_H
 
 #include "vmm/vmm.h"
-#include "kernel/dirty_log.h"
+#include "kvm/dirty_log.h"
 #include "results/json.h"
 
 struct oracle {

@@ -2,7 +2,7 @@
 /* The page-size rows shared by the tables of dirty-log and migrate. */
 #include "util/util.h"
 #include "framework/page_rows.h"
-#include "kernel/kvm_dev.h"
+#include "kvm/kvm_dev.h"
 
 const struct page_row page_rows[NR_PAGE_ROWS] = {
 	{ "4K", BACKING_ANONYMOUS, MMUB_SZ_4K },

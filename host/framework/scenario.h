@@ -13,7 +13,7 @@
 #include <getopt.h>
 #include <jansson.h>
 #include "vmm/vmm.h"
-#include "kernel/dirty_log.h"
+#include "kvm/dirty_log.h"
 #include "framework/report.h"
 #include "results/metrics.h"
 

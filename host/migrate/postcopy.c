@@ -43,7 +43,7 @@
 #include <linux/userfaultfd.h>
 #include "util/util.h"
 #include "util/bitmap.h"
-#include "kernel/uffd.h"
+#include "kvm/uffd.h"
 #include "migrate/source.h"
 
 /* The lacking pages, ascending, and what the source holds of them. */

@@ -9,7 +9,7 @@
 #define HOST_MIGRATE_SOURCE_H
 
 #include "vmm/vmm.h"
-#include "kernel/dirty_log.h"
+#include "kvm/dirty_log.h"
 #include "migrate/wire.h"
 #include "framework/scenario.h"
 

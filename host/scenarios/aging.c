@@ -27,8 +27,8 @@
 #include <sys/stat.h>
 #include "util/util.h"
 #include "util/bitmap.h"
-#include "kernel/page_idle.h"
-#include "kernel/probes.h"
+#include "kvm/page_idle.h"
+#include "kvm/probes.h"
 #include "results/json.h"
 #include "scenarios/scenarios.h"
 

@@ -37,7 +37,7 @@
 #include <mmubench/workload.h>
 #include "util/util.h"
 #include "util/parse.h"
-#include "kernel/uffd.h"
+#include "kvm/uffd.h"
 #include "results/json.h"
 #include "framework/scenario.h"
 #include "scenarios/scenarios.h"

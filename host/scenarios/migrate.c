@@ -35,7 +35,7 @@
 #include "framework/page_rows.h"
 #include "scenarios/scenarios.h"
 #include "backend/qemu_migrate.h"
-#include "kernel/uffd.h"
+#include "kvm/uffd.h"
 
 /* Linux 6.1; older C libraries do not name it. */
 #ifndef MADV_COLLAPSE

@@ -31,10 +31,10 @@
 #include <unistd.h>
 #include "util/util.h"
 #include "util/parse.h"
-#include "kernel/dirty_log.h"
-#include "kernel/nx_worker.h"
-#include "kernel/params.h"
-#include "kernel/probes.h"
+#include "kvm/dirty_log.h"
+#include "kvm/nx_worker.h"
+#include "kvm/params.h"
+#include "kvm/probes.h"
 #include "results/json.h"
 #include "scenarios/scenarios.h"
 

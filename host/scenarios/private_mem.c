@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Scenario "private-mem": the test memory is private, in a guest_memfd of
- * a KVM_X86_SW_PROTECTED_VM (-s guest_memfd, kernel/gmem.h), and the host
+ * a KVM_X86_SW_PROTECTED_VM (-s guest_memfd, kvm/gmem.h), and the host
  * converts ranges of it to shared and back with KVM_SET_MEMORY_ATTRIBUTES
  * while the vCPUs write, as a confidential VM's VMM does when its guest
  * shares a buffer.  The kernel's private_mem_conversions_test converts
@@ -55,7 +55,7 @@
 #include <mmubench/workload.h>
 #include "util/util.h"
 #include "util/parse.h"
-#include "kernel/gmem.h"
+#include "kvm/gmem.h"
 #include "results/json.h"
 #include "framework/scenario.h"
 #include "scenarios/scenarios.h"

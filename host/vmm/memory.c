@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <linux/memfd.h>
-#include "kernel/gmem.h"
+#include "kvm/gmem.h"
 #include "util/cleanup.h"
 #include "util/util.h"
 #include "vmm/vmm.h"

@@ -14,7 +14,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <linux/kvm.h>
-#include "kernel/gmem.h"
+#include "kvm/gmem.h"
 #include "util/cleanup.h"
 #include "util/util.h"
 #include "vmm/vmm.h"

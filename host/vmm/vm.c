@@ -17,10 +17,10 @@
 #include <linux/kvm.h>
 #include <mmubench/engine.h>
 #include <mmubench/pgtable.h>
-#include "kernel/eager_split.h"
-#include "kernel/gmem.h"
-#include "kernel/prefault.h"
-#include "kernel/stage2_dump.h"
+#include "kvm/eager_split.h"
+#include "kvm/gmem.h"
+#include "kvm/prefault.h"
+#include "kvm/stage2_dump.h"
 #include "util/util.h"
 #include "util/bitmap.h"
 #include "vmm/vmm.h"

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include <mmubench/boot.h>
-#include "kernel/stats.h"
+#include "kvm/stats.h"
 
 /* Memslot ids: the system memory, then the test memory's slots. */
 #define VM_SYS_SLOT		0
@@ -29,7 +29,7 @@ enum backing_type {
 	BACKING_MEMFD,
 	/*
 	 * Private memory in a guest_memfd, in a KVM_X86_SW_PROTECTED_VM
-	 * (kernel/gmem.h): the test memory starts private; its shared side,
+	 * (kvm/gmem.h): the test memory starts private; its shared side,
 	 * mapped when a range is converted, is anonymous 4K memory.
 	 */
 	BACKING_GUEST_MEMFD,
@@ -223,7 +223,7 @@ int vm_set_region(struct vm *vm, u32 slot, u64 gpa, u64 size, void *hva,
 void vm_pages_by_size(struct vm *vm, s64 pages[VM_PAGE_SIZES]);
 /*
  * The test memory's second-stage mappings by size from arm64 KVM's
- * stage-2 dump (kernel/stage2_dump.h): 0, or -1 and why there are none.
+ * stage-2 dump (kvm/stage2_dump.h): 0, or -1 and why there are none.
  * The read holds KVM's mmu_lock over a walk of the whole IPA space:
  * never call it inside a timed phase.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * host/kernel/nx_worker.c's runtime read against a stand-in schedstat, for
+ * host/kvm/nx_worker.c's runtime read against a stand-in schedstat, for
  * test/unit.bats on any machine: the first field in ns, and a read that
  * fails (the thread gone, a file without the field) is -1 with a reason
  * naming the file, never a value.
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "kernel/nx_worker.h"
+#include "kvm/nx_worker.h"
 #include "check.h"
 #include "standin.h"
 

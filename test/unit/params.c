@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * host/kernel/params.c against a directory of stand-in parameters, for
+ * host/kvm/params.c against a directory of stand-in parameters, for
  * test/unit.bats on any machine (no KVM, no root-only sysfs): a value
  * set is put back at exit, and a parameter that cannot be written is
  * reported and left alone, with nothing to restore at exit.
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "kernel/params.h"
+#include "kvm/params.h"
 #include "util/cleanup.h"
 #include "standin.h"
 

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "kernel/probes.h"
+#include "kvm/probes.h"
 #include "check.h"
 
 

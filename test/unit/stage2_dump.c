@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * host/kernel/stage2_dump.c against dumps in the format of arm64 KVM's
+ * host/kvm/stage2_dump.c against dumps in the format of arm64 KVM's
  * stage2_page_tables (6.12): counts by size inside the test memory
  * only, invalid runs not counted, and every malformed or short dump an
  * error with its reason, never a count.
  */
 #include <stdio.h>
 #include <string.h>
-#include "kernel/stage2_dump.h"
+#include "kvm/stage2_dump.h"
 #include "check.h"
 
 #define GIB	(1ULL << 30)

@@ -23,7 +23,7 @@
 #include "util/bitmap.h"
 #include "util/parse.h"
 #include "results/json.h"
-#include "kernel/eager_split.h"
+#include "kvm/eager_split.h"
 #include "scenarios/dirty_log/dirty_log_table.h"
 #include "framework/oracle.h"
 #include "scenarios/scenarios.h"

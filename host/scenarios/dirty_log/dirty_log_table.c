@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "util/util.h"
-#include "kernel/dirty_log.h"
-#include "kernel/eager_split.h"
-#include "kernel/stats.h"
+#include "kvm/dirty_log.h"
+#include "kvm/eager_split.h"
+#include "kvm/stats.h"
 #include "results/json.h"
 #include "results/statistics.h"
 #include "scenarios/dirty_log/dirty_log_table.h"

@@ -2,8 +2,8 @@
 #ifndef HOST_SCENARIOS_DIRTY_LOG_DIRTY_LOG_TABLE_H
 #define HOST_SCENARIOS_DIRTY_LOG_DIRTY_LOG_TABLE_H
 
-#include "kernel/dirty_log.h"
-#include "kernel/eager_split.h"
+#include "kvm/dirty_log.h"
+#include "kvm/eager_split.h"
 #include "framework/scenario.h"
 
 #define TABLE_MODES_MAX	3

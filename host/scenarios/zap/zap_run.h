@@ -6,7 +6,7 @@
 #ifndef HOST_SCENARIOS_ZAP_ZAP_RUN_H
 #define HOST_SCENARIOS_ZAP_ZAP_RUN_H
 
-#include "kernel/probes.h"
+#include "kvm/probes.h"
 #include "framework/scenario.h"
 
 struct zap_opts {

@@ -5,7 +5,7 @@
  * fault side's p99.9, medians) plus the other metrics; JSON keeps every
  * repetition.  Kernel-side probes (the seed timed tdp_mmu_zap_leafs() and
  * queued_read_lock_slowpath() with perf probes) are reported by
- * kernel/probes.c where the kernel allows them.
+ * kvm/probes.c where the kernel allows them.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -4,8 +4,8 @@
  * These are the kernel's own counters (pages_4k, pages_2m, pf_fixed,
  * remote_tlb_flush, ...), read without debugfs.
  */
-#ifndef HOST_KERNEL_STATS_H
-#define HOST_KERNEL_STATS_H
+#ifndef HOST_KVM_STATS_H
+#define HOST_KVM_STATS_H
 
 #include <mmubench/types.h>
 

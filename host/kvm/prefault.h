@@ -5,8 +5,8 @@
  * and only where KVM runs on TDP: the capability is 0 with the shadow
  * MMU).
  */
-#ifndef HOST_KERNEL_PREFAULT_H
-#define HOST_KERNEL_PREFAULT_H
+#ifndef HOST_KVM_PREFAULT_H
+#define HOST_KVM_PREFAULT_H
 
 #include <linux/kvm.h>
 #include <mmubench/types.h>

@@ -5,8 +5,8 @@
 #include <fcntl.h>
 #include <sys/ioctl.h>
 #include "util/util.h"
-#include "kernel/kvm_dev.h"
-#include "kernel/gmem.h"
+#include "kvm/kvm_dev.h"
+#include "kvm/gmem.h"
 
 /* What provides the VM type: said by every message below. */
 #define GMEM_NEEDS	"Linux 6.8 and later, x86_64, " \

@@ -9,8 +9,8 @@
  * x86_64 only, and only with the TDP MMU: KVM offers the VM type only
  * where tdp_mmu_enabled.
  */
-#ifndef HOST_KERNEL_GMEM_H
-#define HOST_KERNEL_GMEM_H
+#ifndef HOST_KVM_GMEM_H
+#define HOST_KVM_GMEM_H
 
 #include <linux/kvm.h>
 #include <mmubench/types.h>

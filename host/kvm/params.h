@@ -5,8 +5,8 @@
  * die() or a signal), as the kernel's nx_huge_pages_test.sh does, so a
  * benchmark never leaves the host configured differently.
  */
-#ifndef HOST_KERNEL_PARAMS_H
-#define HOST_KERNEL_PARAMS_H
+#ifndef HOST_KVM_PARAMS_H
+#define HOST_KVM_PARAMS_H
 
 #include <stddef.h>
 

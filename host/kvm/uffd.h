@@ -8,8 +8,8 @@
  * another process or an alias mapping filled).  KVM's own faults on guest
  * memory go through it as a vCPU's would.
  */
-#ifndef HOST_KERNEL_UFFD_H
-#define HOST_KERNEL_UFFD_H
+#ifndef HOST_KVM_UFFD_H
+#define HOST_KVM_UFFD_H
 
 #include <stdbool.h>
 #include <mmubench/types.h>

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "kernel/nx_worker.h"
+#include "kvm/nx_worker.h"
 
 #define NX_WORKER_COMM	"kvm-nx-lpage-re"
 

@@ -9,8 +9,8 @@
  *  ring-acq-rel   KVM_CAP_DIRTY_LOG_RING_ACQ_REL
  * The harvest result is one bitmap over every page of the test memory.
  */
-#ifndef HOST_KERNEL_DIRTY_LOG_H
-#define HOST_KERNEL_DIRTY_LOG_H
+#ifndef HOST_KVM_DIRTY_LOG_H
+#define HOST_KVM_DIRTY_LOG_H
 
 #include <pthread.h>
 #include <linux/kvm.h>

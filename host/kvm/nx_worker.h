@@ -7,8 +7,8 @@
  * (one per VM, in /proc but not in our process); later kernels make it a
  * task of the VMM process.  One VM per process at a time is assumed.
  */
-#ifndef HOST_KERNEL_NX_WORKER_H
-#define HOST_KERNEL_NX_WORKER_H
+#ifndef HOST_KVM_NX_WORKER_H
+#define HOST_KVM_NX_WORKER_H
 
 #include <stddef.h>
 #include <sys/types.h>

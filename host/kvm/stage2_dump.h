@@ -20,8 +20,8 @@
  * write: vCPUs that fault meanwhile wait.  Never read it in a timed
  * phase.
  */
-#ifndef HOST_KERNEL_STAGE2_DUMP_H
-#define HOST_KERNEL_STAGE2_DUMP_H
+#ifndef HOST_KVM_STAGE2_DUMP_H
+#define HOST_KVM_STAGE2_DUMP_H
 
 #include <stdio.h>
 #include <sys/types.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The page_idle bitmap of a range of pages; see kernel/page_idle.h. */
+/* The page_idle bitmap of a range of pages; see kvm/page_idle.h. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -8,7 +8,7 @@
 #include <unistd.h>
 #include "util/util.h"
 #include "util/bitmap.h"
-#include "kernel/page_idle.h"
+#include "kvm/page_idle.h"
 
 #define PAGEMAP_PRESENT		(1ULL << 63)
 #define PAGEMAP_PFN_MASK	((1ULL << 55) - 1)

@@ -8,8 +8,8 @@
  * The bitmap is by frame: the virtual pages are translated through
  * /proc/self/pagemap, which gives frame numbers to root only.
  */
-#ifndef HOST_KERNEL_PAGE_IDLE_H
-#define HOST_KERNEL_PAGE_IDLE_H
+#ifndef HOST_KVM_PAGE_IDLE_H
+#define HOST_KVM_PAGE_IDLE_H
 
 #include <stddef.h>
 #include <mmubench/types.h>

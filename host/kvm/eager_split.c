@@ -10,9 +10,9 @@
 #include <linux/kvm.h>
 #include <mmubench/workload.h>
 #include "util/util.h"
-#include "kernel/params.h"
-#include "kernel/eager_split.h"
-#include "kernel/kvm_dev.h"
+#include "kvm/params.h"
+#include "kvm/eager_split.h"
+#include "kvm/kvm_dev.h"
 
 static void add(struct eager_list *l, const char *opt, const char *arg,
 		const struct eager_split *s)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* KVM dirty logging in every mode; see kernel/dirty_log.h. */
+/* KVM dirty logging in every mode; see kvm/dirty_log.h. */
 #include <stdio.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -11,8 +11,8 @@
 #include <linux/kvm.h>
 #include "util/util.h"
 #include "util/bitmap.h"
-#include "kernel/dirty_log.h"
-#include "kernel/kvm_dev.h"
+#include "kvm/dirty_log.h"
+#include "kvm/kvm_dev.h"
 
 const char *const dlog_mode_names[DLOG_NR] = {
 	[DLOG_NONE] = "none",

@@ -6,8 +6,8 @@
  * is inlined), the scenarios say so once and report user-space proxies.
  * Kept apart from the scenarios so that every one can use it.
  */
-#ifndef HOST_KERNEL_PROBES_H
-#define HOST_KERNEL_PROBES_H
+#ifndef HOST_KVM_PROBES_H
+#define HOST_KVM_PROBES_H
 
 #include <stdbool.h>
 #include <stddef.h>

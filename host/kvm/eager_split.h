@@ -6,8 +6,8 @@
  * since 5.19); arm64 per VM, with the number of bytes split under one
  * mmu_lock hold (KVM_CAP_ARM_EAGER_SPLIT_CHUNK_SIZE, since 6.5; 0: off).
  */
-#ifndef HOST_KERNEL_EAGER_SPLIT_H
-#define HOST_KERNEL_EAGER_SPLIT_H
+#ifndef HOST_KVM_EAGER_SPLIT_H
+#define HOST_KVM_EAGER_SPLIT_H
 
 #include <stdbool.h>
 #include <stddef.h>

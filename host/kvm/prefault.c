@@ -3,8 +3,8 @@
 #include <errno.h>
 #include <sys/ioctl.h>
 #include "util/util.h"
-#include "kernel/kvm_dev.h"
-#include "kernel/prefault.h"
+#include "kvm/kvm_dev.h"
+#include "kvm/prefault.h"
 
 void prefault_preflight(void)
 {

@@ -8,8 +8,8 @@
  * creating the VM then says what is missing and how to get it (vm.c), so
  * a machine without KVM gets that one message whatever the options.
  */
-#ifndef HOST_KERNEL_KVM_DEV_H
-#define HOST_KERNEL_KVM_DEV_H
+#ifndef HOST_KVM_KVM_DEV_H
+#define HOST_KVM_KVM_DEV_H
 
 /* /dev/kvm, opened once and kept for the process; -1 without it. */
 int kvm_dev(void);

@@ -8,7 +8,7 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <linux/userfaultfd.h>
-#include "kernel/uffd.h"
+#include "kvm/uffd.h"
 
 static u64 features_of(enum uffd_mode mode, bool hugetlb)
 {

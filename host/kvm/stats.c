@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/* KVM binary stats reader; see kernel/stats.h and the KVM API document. */
+/* KVM binary stats reader; see kvm/stats.h and the KVM API document. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <linux/kvm.h>
-#include "kernel/stats.h"
+#include "kvm/stats.h"
 
 static int read_exact(int fd, void *buf, size_t len, off_t off)
 {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* kprobe availability and trace-text parsing; see kernel/probes.h. */
+/* kprobe availability and trace-text parsing; see kvm/probes.h. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include "util/cleanup.h"
 #include "util/util.h"
-#include "kernel/probes.h"
+#include "kvm/probes.h"
 
 static const char *const tracefs_dirs[] = {
 	"/sys/kernel/tracing",

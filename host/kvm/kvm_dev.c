@@ -3,7 +3,7 @@
 #include <fcntl.h>
 #include <sys/ioctl.h>
 #include <linux/kvm.h>
-#include "kernel/kvm_dev.h"
+#include "kvm/kvm_dev.h"
 
 int kvm_dev(void)
 {

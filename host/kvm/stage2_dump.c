@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "kernel/stage2_dump.h"
+#include "kvm/stage2_dump.h"
 
 #define KVM_DEBUGFS	"/sys/kernel/debug/kvm"
 #define GRANULE		4096ULL

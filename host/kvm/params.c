@@ -5,7 +5,7 @@
 #include <string.h>
 #include "util/cleanup.h"
 #include "util/util.h"
-#include "kernel/params.h"
+#include "kvm/params.h"
 
 #define KPARAM_MAX	8
 
