@@ -78,13 +78,12 @@ HOST_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wshadow \
 	-Wno-missing-field-initializers -Iinclude -Ihost $(HOST_DEP_CFLAGS) \
 	-DMMUB_VERSION='"$(VERSION)"' $(HOST_SAN) -MMD -MP
 # vmm/ the VM, kvm/ KVM's interfaces, framework/ what every scenario
-# shares, scenarios/ the experiments,
-# results/ the offline commands, util/ die() and its cleanup registry,
-# engine/ what the engine needs in a host process (docs/design.md).
+# shares, scenarios/ the experiments, results/ the offline commands,
+# util/ die() and its cleanup registry (docs/design.md).
 HOST_SRCS := $(wildcard host/*.c host/util/*.c host/vmm/*.c \
 	host/vmm/arch/$(ARCH)/*.c host/kvm/*.c host/framework/*.c \
 	host/scenarios/*.c host/scenarios/*/*.c \
-	host/results/*.c host/backend/*.c host/engine/*.c host/migrate/*.c) \
+	host/results/*.c host/backend/*.c host/migrate/*.c) \
 	$(COMMON_SRCS) $(ENGINE_SRCS)
 HOST_OBJS := $(HOST_SRCS:%.c=$(HOST_OUT)/obj/host/%.o)
 HOST_BIN := $(HOST_OUT)/mmubench
