@@ -6,6 +6,7 @@
 #include "util/util.h"
 #include "util/bitmap.h"
 #include "results/json.h"
+#include "framework/epoch.h"
 #include "framework/oracle.h"
 
 static u64 page_word(const struct vm *vm, u64 page)
@@ -17,7 +18,7 @@ static u64 page_word(const struct vm *vm, u64 page)
 /* Publish a new epoch and wait until every running vCPU writes with it. */
 static int next_epoch(struct oracle *o, struct vm *vm)
 {
-	return vm_set_epoch(vm, ++o->epoch);
+	return epoch_set(vm, ++o->epoch);
 }
 
 void oracle_shape(struct vm_params *p)
@@ -45,7 +46,7 @@ void oracle_init(struct oracle *o, struct vm *vm, struct dlog *d,
 		die("out of memory for the oracle");
 	o->wl = &vm->p.wl;
 	/* An earlier run in this VM left its epochs in the mailboxes. */
-	o->epoch = vm_epoch(vm);
+	o->epoch = epoch_newest(vm);
 	for (u64 p = 0; p < o->pages; p++)
 		o->prev[p] = page_word(vm, p);
 	/* Nothing read now can have raced a harvest. */
@@ -199,7 +200,7 @@ u64 oracle_round(struct oracle *o, struct vm *vm)
 	if (next_epoch(o, vm))
 		die("dirty-log oracle: the guest stopped");
 	/* What each vCPU wrote once on adopting it; --debug-drop-dirty's. */
-	vm_sentinels(vm, o->epoch, o->sent);
+	epoch_sentinels(vm, o->epoch, o->sent);
 	if (o->wl->flags & MMUB_WL_SENTINEL)
 		o->d->drop_want = o->sent;
 	dlog_harvest(o->d);

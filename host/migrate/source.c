@@ -27,6 +27,7 @@
 #include "util/util.h"
 #include "util/bitmap.h"
 #include "util/progress.h"
+#include "framework/epoch.h"
 #include "migrate/source.h"
 
 static int send_msg(struct mig *m, u32 type, u32 arg, u64 page)
@@ -76,7 +77,7 @@ static int next_window(struct vm *vm, struct mig *m)
 {
 	if (m->p->idle)
 		return 0;
-	return vm_set_epoch(vm, ++m->epoch);
+	return epoch_set(vm, ++m->epoch);
 }
 
 /* OR a harvest into the pages to send; how many are pending now. */
@@ -86,7 +87,7 @@ static u64 harvest(struct vm *vm, struct mig *m)
 	 * --debug-drop-dirty loses one of the window's write-once pages whose
 	 * earlier writes were all sent: nothing else would send it again.
 	 */
-	vm_sentinels(vm, m->epoch, m->once);
+	epoch_sentinels(vm, m->epoch, m->once);
 	for (u64 w = 0; w * 64 < m->pages; w++)
 		m->once[w] &= ~m->pending[w];
 	if (!m->p->idle)
@@ -123,7 +124,7 @@ static int precopy(struct vm *vm, struct mig *m)
 	u64 n, bytes;
 
 	dlog_enable(m->d, true);
-	m->epoch = vm_epoch(vm);
+	m->epoch = epoch_newest(vm);
 	harvest(vm, m);
 	m->first_harvest = bitmap_weight(m->pending, m->pages);
 	if (m->p->mode != DLOG_CLEAR_INIT_SET)

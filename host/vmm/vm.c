@@ -545,53 +545,6 @@ int vm_post(struct vm *vm, u32 cmd, u32 arg)
 	return 0;
 }
 
-int vm_wait_epoch(struct vm *vm, u64 epoch)
-{
-	struct vm_watch w;
-	char what[64];
-
-	snprintf(what, sizeof(what), "reaching epoch %llu",
-		 (unsigned long long)epoch);
-	vm_watch_init(vm, &w);
-	for (;;) {
-		u32 behind = 0;
-
-		for (u32 i = 0; i < vm->p.nr_vcpus; i++) {
-			struct vcpu *v = &vm->vcpus[i];
-			struct mmub_mailbox *mb = v->mb;
-
-			if (__atomic_load_n(&v->end, __ATOMIC_ACQUIRE))
-				return vcpu_failed(vm, v);
-			/* An idle vCPU has acked: its writes are all done. */
-			if (mmub_load_acquire(&mb->epoch_seen) >= epoch ||
-			    mmub_load_acquire(&mb->ack_seq) == vm->seq)
-				continue;
-			behind++;
-			if (vm_watch_vcpu(vm, &w, i, what))
-				return -1;
-		}
-		if (!behind)
-			return 0;
-		usleep(20);
-	}
-}
-
-int vm_set_epoch(struct vm *vm, u64 epoch)
-{
-	for (u32 i = 0; i < vm->p.nr_vcpus; i++)
-		mmub_store_release(&vm->vcpus[i].mb->epoch, epoch);
-	return vm_wait_epoch(vm, epoch);
-}
-
-u64 vm_epoch(const struct vm *vm)
-{
-	u64 e = 0;
-
-	for (u32 i = 0; i < vm->p.nr_vcpus; i++)
-		e = mmub_max(e, vm->vcpus[i].mb->epoch);
-	return e;
-}
-
 /* Each vCPU's slice of the test memory. */
 static u64 vcpu_slice(const struct vm *vm)
 {
@@ -599,19 +552,14 @@ static u64 vcpu_slice(const struct vm *vm)
 			       vm->p.wl.stride);
 }
 
-/* The strides of its slice a pass over it selects (--fraction). */
-static u64 strides_selected(const struct vm *vm)
+u64 vm_strides_selected(const struct vm *vm)
 {
 	const struct mmub_workload *wl = &vm->p.wl;
 
 	return mmub_nr_selected(vcpu_slice(vm), wl->stride, wl->fraction_ppm);
 }
 
-/*
- * In @map (a bit per 4K test page, cleared here): the first page of
- * strides [@first, @first + @n) of every vCPU's slice that --ranges keep.
- */
-static void map_strides(const struct vm *vm, u64 first, u64 n, u64 *map)
+void vm_map_strides(const struct vm *vm, u64 first, u64 n, u64 *map)
 {
 	const struct mmub_workload *wl = &vm->p.wl;
 	u64 slice = vcpu_slice(vm), off;
@@ -626,20 +574,10 @@ static void map_strides(const struct vm *vm, u64 first, u64 n, u64 *map)
 	}
 }
 
-void vm_sentinels(const struct vm *vm, u64 epoch, u64 *map)
-{
-	struct mmub_sentinels s = mmub_sentinels_of(strides_selected(vm),
-						    epoch);
-
-	if (!(vm->p.wl.flags & MMUB_WL_SENTINEL))
-		s.n = 0;
-	map_strides(vm, s.first, s.n, map);
-}
-
 /* The first 4K page of every stride a pass selects, in @map (cleared). */
 void vm_selected_pages(const struct vm *vm, u64 *map)
 {
-	map_strides(vm, 0, strides_selected(vm), map);
+	vm_map_strides(vm, 0, vm_strides_selected(vm), map);
 }
 
 int vm_check(struct vm *vm)

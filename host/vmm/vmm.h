@@ -230,17 +230,13 @@ void vm_pages_by_size(struct vm *vm, s64 pages[VM_PAGE_SIZES]);
 int vm_test_pages_by_size(struct vm *vm, s64 pages[VM_PAGE_SIZES],
 			  char *why, size_t len);
 void *vm_gpa_to_hva(struct vm *vm, u64 gpa);
-/* Wait until every running vCPU has adopted @epoch (or is idle). */
-int vm_wait_epoch(struct vm *vm, u64 epoch);
-/* Publish @epoch to every vCPU and wait until the running ones adopted it. */
-int vm_set_epoch(struct vm *vm, u64 epoch);
-/* The newest epoch in the mailboxes (an earlier run may have left one). */
-u64 vm_epoch(const struct vm *vm);
+/* The strides of each vCPU's slice a pass selects (--fraction). */
+u64 vm_strides_selected(const struct vm *vm);
 /*
- * @map (a bit per 4K test page, cleared here): the pages each vCPU writes
- * once when it adopts @epoch, with MMUB_WL_SENTINEL (mmubench/sentinel.h).
+ * @map (a bit per 4K test page, cleared here): the first page of strides
+ * [@first, @first + @n) of every vCPU's slice that --ranges keep.
  */
-void vm_sentinels(const struct vm *vm, u64 epoch, u64 *map);
+void vm_map_strides(const struct vm *vm, u64 first, u64 n, u64 *map);
 /*
  * @map (a bit per 4K test page, cleared here): the pages a pass touches,
  * the first of each stride the workload selects (--fraction, --ranges).
