@@ -13,7 +13,7 @@
 #include "cli.h"
 #include "results/commands.h"
 #include "results/metrics.h"
-#include "migrate/migrate.h"
+#include "migrate/receive.h"
 #include "scenarios/scenarios.h"
 
 #ifndef MMUB_VERSION

@@ -10,7 +10,7 @@ SERIES=arm64-dirty-log-init-set-valid-entries
 # drop_sh MODES: the last harvest (3: --max-rounds 2 stops after harvest
 # 2) loses one page that a vCPU wrote once after its last send and never
 # again (a sentinel of the last window, its earlier writes all sent:
-# migrate/source.c).
+# scenarios/migrate/source.c).
 drop_sh() { # MODES
 	local m
 	for m in $1; do
@@ -255,7 +255,7 @@ postcopy_on() { # BATCH
 
 # QEMU's own migration between two QEMUs (TCG): no KVM needed.  All of
 # RAM must arrive equal: 224M, and 8K more on a QEMU before 9.0, whose
-# fast dirty sync loses TCG writes (backend/qemu_migrate.c; 5 pages every run
+# fast dirty sync loses TCG writes (scenarios/migrate/qemu.c; 5 pages every run
 # without the padding on 7.2.22).
 qemu_migrate_checks() { # JSON ARCH
 	local pages=57344 ver

@@ -20,7 +20,7 @@
 #include "util/util.h"
 #include "util/parse.h"
 #include "migrate/wire.h"
-#include "migrate/migrate.h"
+#include "migrate/receive.h"
 
 struct dest {
 	int fd;

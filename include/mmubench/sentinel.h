@@ -28,8 +28,8 @@
  * The loop also leaves alone the chunks of the next windows: a page is
  * then not written from the window before last until its own, so that a
  * pre-copy migration has sent its last content before it is written once
- * (migrate/source.c); a lost report of that write leaves the destination
- * stale.
+ * (host/scenarios/migrate/source.c); a lost report of that write leaves
+ * the destination stale.
  */
 #define MMUB_SENTINEL_AHEAD	2
 

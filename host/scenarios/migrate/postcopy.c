@@ -44,7 +44,7 @@
 #include "util/util.h"
 #include "util/bitmap.h"
 #include "kvm/uffd.h"
-#include "migrate/source.h"
+#include "scenarios/migrate/source.h"
 
 /* The lacking pages, ascending, and what the source holds of them. */
 struct lack {

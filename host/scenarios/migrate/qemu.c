@@ -47,7 +47,8 @@
 #include "results/json.h"
 #include "backend/qemu.h"
 #include "backend/qmp.h"
-#include "backend/qemu_migrate.h"
+#include "scenarios/migrate/qemu.h"
+#include "scenarios/migrate/table.h"
 
 /* The guest's passes= cap: far longer than any migration here. */
 #define FOREVER_PASSES	1000000
@@ -81,7 +82,8 @@ struct qmig {
 	u64 test_gpa;
 	/* QEMU's figures, then the check's */
 	double total_ms, downtime_ms, wire_mib;
-	u64 rounds, pages_sent, zero_pages, bytes;
+	u32 rounds;
+	u64 pages_sent, zero_pages, bytes;
 	u64 verified, mismatches, test_mismatches;
 	const char *not_reported;	/* NULL: "-" in the table, JSON null */
 	/* post-copy: requests, vCPU blocked time at the destination */
@@ -352,7 +354,7 @@ static int wait_completed(struct qmig *m)
 	ram = json_object_get(r, "ram");
 	m->total_ms = (double)jint(r, "total-time");
 	m->downtime_ms = (double)jint(r, "downtime");
-	m->rounds = jint(ram, "dirty-sync-count");
+	m->rounds = (u32)jint(ram, "dirty-sync-count");
 	m->zero_pages = jint(ram, "duplicate");
 	m->pages_sent = jint(ram, "normal") + m->zero_pages;
 	m->bytes = jint(ram, "transferred");
@@ -623,14 +625,9 @@ static int compare(struct qmig *m)
 	return ret;
 }
 
-/* The columns and members of the KVM run's (mig_fields in migrate.c). */
+/* The KVM run's columns (table.h), then the JSON's. */
 static const struct field qmig_fields[] = {
-	FIELD(struct qmig, total_ms, FIELD_DOUBLE, 10, 1),
-	FIELD(struct qmig, rounds, FIELD_U64, 7, 0),
-	FIELD(struct qmig, pages_sent, FIELD_U64, 11, 0),
-	FIELD(struct qmig, zero_pages, FIELD_U64, 11, 0),
-	FIELD(struct qmig, wire_mib, FIELD_DOUBLE, 9, 1),
-	FIELD(struct qmig, downtime_ms, FIELD_DOUBLE, 12, 1),
+	MIG_TABLE_FIELDS(struct qmig),
 	/* QEMU reports neither: "-" and null, not a zero that looks measured. */
 	FIELD_AS("zero_check_ms", struct qmig, not_reported, FIELD_STR, 14, 0),
 	FIELD_AS("first_harvest", struct qmig, not_reported, FIELD_STR, 0, 0),

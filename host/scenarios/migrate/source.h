@@ -2,11 +2,11 @@
 /*
  * The source side of a migration (source.c): pre-copy rounds from the
  * dirty log while the vCPUs write, stop-and-copy, and the destination's
- * check.  The scenario (scenarios/migrate.c) makes the VM, the stream
+ * check.  The scenario (migrate.c here) makes the VM, the stream
  * and the dirty log, starts the vCPUs, and prints what is filled here.
  */
-#ifndef HOST_MIGRATE_SOURCE_H
-#define HOST_MIGRATE_SOURCE_H
+#ifndef HOST_SCENARIOS_MIGRATE_SOURCE_H
+#define HOST_SCENARIOS_MIGRATE_SOURCE_H
 
 #include "vmm/vmm.h"
 #include "kvm/dirty_log.h"

@@ -28,7 +28,7 @@
 #include "util/bitmap.h"
 #include "util/progress.h"
 #include "framework/epoch.h"
-#include "migrate/source.h"
+#include "scenarios/migrate/source.h"
 
 static int send_msg(struct mig *m, u32 type, u32 arg, u64 page)
 {

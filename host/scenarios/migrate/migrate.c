@@ -4,7 +4,7 @@
  * of the test memory while the vCPUs keep writing, to a destination
  * process ("migrate-receive", started here on a Unix socket, or on
  * another host with --to), then a byte-for-byte check.  The rounds are
- * in migrate/source.c; this file sets the run up and reports it.
+ * in source.c; this file sets the run up and reports it.
  *
  * --table runs one migration per page size (the seed's rows).
  * --invalidate is the arm64 series' own doubt: the guest writes every
@@ -15,8 +15,8 @@
  *
  * --postcopy N switches after N pre-copy rounds: the vCPUs go on at the
  * destination, which pulls the pages it lacks on their faults while the
- * source pushes the rest (migrate/postcopy.c; with --backend qemu,
- * QEMU's postcopy-ram).
+ * source pushes the rest (postcopy.c; with --backend qemu, QEMU's
+ * postcopy-ram, qemu.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,11 +30,12 @@
 #include "util/util.h"
 #include "util/parse.h"
 #include "results/json.h"
-#include "migrate/source.h"
+#include "scenarios/migrate/source.h"
 #include "framework/oracle.h"
 #include "framework/page_rows.h"
 #include "scenarios/scenarios.h"
-#include "backend/qemu_migrate.h"
+#include "scenarios/migrate/qemu.h"
+#include "scenarios/migrate/table.h"
 #include "kvm/uffd.h"
 
 /* Linux 6.1; older C libraries do not name it. */
@@ -304,12 +305,7 @@ static void validate(struct common *c)
 }
 
 static const struct field mig_fields[] = {
-	FIELD(struct mig, total_ms, FIELD_DOUBLE, 10, 1),
-	FIELD(struct mig, rounds, FIELD_U32, 7, 0),
-	FIELD(struct mig, pages_sent, FIELD_U64, 11, 0),
-	FIELD(struct mig, zero_pages, FIELD_U64, 11, 0),
-	FIELD(struct mig, wire_mib, FIELD_DOUBLE, 9, 1),
-	FIELD(struct mig, downtime_ms, FIELD_DOUBLE, 12, 1),
+	MIG_TABLE_FIELDS(struct mig),
 	FIELD(struct mig, zero_check_ms, FIELD_DOUBLE, 14, 2),
 	{ NULL },
 };

@@ -4,8 +4,8 @@
  * pre-copy migration, between two QEMUs (TCG) booting the same guest, as
  * an anchor beside mmubench's model of it.
  */
-#ifndef HOST_BACKEND_QEMU_MIGRATE_H
-#define HOST_BACKEND_QEMU_MIGRATE_H
+#ifndef HOST_SCENARIOS_MIGRATE_QEMU_H
+#define HOST_SCENARIOS_MIGRATE_QEMU_H
 
 #include "backend/qemu.h"
 #include "framework/scenario.h"
