@@ -25,7 +25,7 @@ setup_file() {
 		for k in original "$SERIES" "$CONTROL"; do
 			batch_add "$b-$k" --base "$b" --series "$k" -- "
 oneo effect ${ZAP_ARGS[*]}
-$([[ $k == "$CONTROL" ]] || echo "one oracle ${ZAP_ARGS[*]} --dirty-log clear --verify --no-kprobes")"
+$([[ $k == "$CONTROL" ]] || echo "one oracle ${ZAP_ARGS[*]} --mode clear --verify --no-kprobes")"
 		done
 	done
 	batch_boots

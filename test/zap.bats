@@ -13,8 +13,8 @@ MODES="get clear clear-init-set ring ring-acq-rel"
 setup_file() {
 	batch_add x86-61 --nested -- "$TRACE_SH"'
 for m in '"$MODES"'; do
-	one dl-$m zap -v 2 -b 4m --zap rolling:1m --zap-count 12 --dirty-log $m --verify --no-kprobes
-	one drop-$m zap -v 2 -b 4m --zap rolling:1m --zap-count 10 --dirty-log $m --verify --debug-drop-dirty 5 --no-kprobes
+	one dl-$m zap -v 2 -b 4m --zap rolling:1m --zap-count 12 --mode $m --verify --no-kprobes
+	one drop-$m zap -v 2 -b 4m --zap rolling:1m --zap-count 10 --mode $m --verify --debug-drop-dirty 5 --no-kprobes
 done
 oneo probe zap -v 1 -b 8m --zap same4 --zap-count 20
 oneo noprobe zap -v 1 -b 8m --zap same4 --zap-count 20 --no-kprobes'
@@ -104,7 +104,7 @@ one rolling zap -v 1 -b 32m --zap rolling:4m --zap-count 60 --no-kprobes'
 # MADV_DONTNEED while dirty logging, as on a migrating host reclaiming
 # memory: a harvest after every zap, each checked by the oracle.  The
 # zapped pages read as zero; every write after a zap must be reported.
-@test "zap --dirty-log MODE --verify: no write lost across invalidations, every mode, nested TDP MMU" {
+@test "zap --mode M --verify: no write lost across invalidations, every mode, nested TDP MMU" {
 	require_nested
 	local m
 	batch x86-61
@@ -127,7 +127,7 @@ one rolling zap -v 1 -b 32m --zap rolling:4m --zap-count 60 --no-kprobes'
 # invalidation, the vCPUs writing) a page a vCPU wrote once in that
 # window is lost, its later writes logged as usual.  Every mode fails,
 # naming the page.
-@test "zap --dirty-log MODE --verify --debug-drop-dirty: a page written once and lost is named, every mode, nested TDP MMU" {
+@test "zap --mode M --verify --debug-drop-dirty: a page written once and lost is named, every mode, nested TDP MMU" {
 	require_nested
 	local m
 	batch x86-61
@@ -272,20 +272,34 @@ state_is() {
 	assert_output "mmubench: --zap: belongs to the zap scenario, not touch"
 	run "$MMUBENCH" zap --verify
 	assert_equal "$status" 2
-	assert_output "mmubench: --verify: needs --dirty-log MODE, whose harvests it checks"
+	assert_output "mmubench: --verify: needs --mode M, whose harvests it checks"
+	run "$MMUBENCH" zap --mode frob
+	assert_equal "$status" 2
+	assert_output "mmubench: --mode frob: unknown (accepted: get, clear, clear-init-set, ring, ring-acq-rel)"
+	# The old name: still taken, and said to be one.
 	run "$MMUBENCH" zap --dirty-log frob
 	assert_equal "$status" 2
 	assert_output "mmubench: --dirty-log frob: unknown (accepted: get, clear, clear-init-set, ring, ring-acq-rel)"
-	run "$MMUBENCH" zap --table --dirty-log clear
+	run "$MMUBENCH" zap --dirty-log clear --debug-drop-dirty 3
 	assert_equal "$status" 2
-	assert_output --partial "--dirty-log: not with --table"
+	assert_output "mmubench: --dirty-log: the old name of --mode, taken as it
+mmubench: --debug-drop-dirty: needs --mode M --verify, whose oracle must catch the dropped page"
+	run "$MMUBENCH" zap --table --mode clear
+	assert_equal "$status" 2
+	assert_output --partial "--mode: not with --table"
+	run "$MMUBENCH" zap --mode ring -k 64
+	assert_equal "$status" 2
+	assert_output "mmubench: -k 64: only with --mode clear or clear-init-set, not ring"
+	run "$MMUBENCH" zap --mode clear --verify --debug-drop-dirty 0
+	assert_equal "$status" 2
+	assert_output "mmubench: --debug-drop-dirty 0: zap's harvests start at 1, after the first invalidation"
 	run "$MMUBENCH" zap --table --debug-corrupt-refault
 	assert_equal "$status" 2
 	assert_output "mmubench: --debug-corrupt-refault: not with --table, whose runs must pass"
-	run "$MMUBENCH" zap --dirty-log clear --debug-drop-dirty 3
+	run "$MMUBENCH" zap --mode clear --debug-drop-dirty 3
 	assert_equal "$status" 2
-	assert_output "mmubench: --debug-drop-dirty: needs --dirty-log MODE --verify, whose oracle must catch the dropped page"
-	run "$MMUBENCH" zap --dirty-log clear --verify --zap-count 10 --debug-drop-dirty 12
+	assert_output "mmubench: --debug-drop-dirty: needs --mode M --verify, whose oracle must catch the dropped page"
+	run "$MMUBENCH" zap --mode clear --verify --zap-count 10 --debug-drop-dirty 12
 	assert_equal "$status" 2
 	assert_output "mmubench: --debug-drop-dirty 12: past the last harvest (accepted: 1..11, one after each of --zap-count 10 invalidations and one at rest)"
 }

@@ -36,6 +36,7 @@
 #include "kvm/params.h"
 #include "kvm/probes.h"
 #include "results/json.h"
+#include "framework/dlog_opts.h"
 #include "scenarios/scenarios.h"
 
 /*
@@ -156,9 +157,8 @@ enum {
 };
 
 static const struct opt opts[] = {
-	{ "mode", O_MODE, required_argument, "M",
-	  "dirty-log mode of the slots: get, clear, clear-init-set, ring, "
-	  "ring-acq-rel (get)" },
+	DLOG_OPT_MODE("get"),
+	DLOG_OPT_RING,
 	{ "recovery-period", O_PERIOD, required_argument, "MS",
 	  "kvm.nx_huge_pages_recovery_period_ms, 1..3600000 (1000)" },
 	{ "recovery-ratio", O_RATIO, required_argument, "N",
@@ -174,19 +174,18 @@ static const struct opt opts[] = {
 };
 
 static struct {
-	enum dlog_mode mode;
+	struct dlog_opts dl;
 	u32 period_ms, ratio, wait_s;
 	bool no_log, under_load, wait_given;
 } o = {
-	.mode = DLOG_GET, .period_ms = 1000, .ratio = 1, .wait_s = 30,
+	.dl = DLOG_OPTS(DLOG_GET), .period_ms = 1000, .ratio = 1, .wait_s = 30,
 };
 
 static void parse(int key, const char *arg)
 {
+	if (dlog_opts_parse(&o.dl, key, arg))
+		return;
 	switch (key) {
-	case O_MODE:
-		o.mode = dlog_parse_mode("--mode", arg);
-		break;
 	case O_PERIOD:
 		o.period_ms = (u32)parse_u64("--recovery-period", arg, 1,
 					     3600000);
@@ -245,10 +244,8 @@ static void validate(struct common *c)
 		p->guest_page = MMUB_SZ_2M;
 	if (!(c->given & GIVEN_STRIDE))
 		p->wl.stride = MMUB_SZ_2M;
-	if (dlog_is_ring(o.mode))
-		p->dirty_ring_bytes = DLOG_RING_DEFAULT;
-	p->dirty_ring_acq_rel = o.mode == DLOG_RING_ACQ_REL;
-	dlog_preflight(o.mode, p->dirty_ring_bytes);
+	dlog_opts_check(&o.dl, false);
+	dlog_opts_apply(&o.dl, p);
 	if (o.under_load)
 		validate_load(p);
 }
@@ -691,7 +688,7 @@ static int once(struct vm *vm, struct run *run, u32 index, void *arg)
 		memset(&x->load, 0, sizeof(x->load));
 		r.load = &x->load;
 	}
-	run_dlog_init(&d, vm, o.mode, 0);
+	dlog_opts_init(&d, vm, &o.dl);
 	ret = nx_once(vm, run, &r, &x->w, &d);
 	run_dlog_free(&d, vm);
 	if (ret)
@@ -726,11 +723,11 @@ static int run(struct common *c)
 	report_header(&c->vm, "nx-recovery");
 	printf("kvm.nx_huge_pages on, recovery period %u ms, ratio %u, dirty "
 	       "logging %s\n", o.period_ms, o.ratio,
-	       o.no_log ? "off (--no-dirty-log)" : dlog_mode_names[o.mode]);
+	       o.no_log ? "off (--no-dirty-log)" : dlog_mode_names[o.dl.mode]);
 	if (o.under_load)
 		printf("under load: the vCPUs execute and write through the "
 		       "recovery phase, %u periods\n", LOAD_PERIODS);
-	jset(config, "dirty_mode", json_string(dlog_mode_names[o.mode]));
+	jset(config, "dirty_mode", json_string(dlog_mode_names[o.dl.mode]));
 	jset(config, "recovery_period_ms", json_integer(o.period_ms));
 	jset(config, "recovery_ratio", json_integer(o.ratio));
 	jset(config, "dirty_logging", json_boolean(!o.no_log));

@@ -25,26 +25,21 @@
 #include "results/json.h"
 #include "kvm/eager_split.h"
 #include "scenarios/dirty_log/dirty_log_table.h"
+#include "framework/dlog_opts.h"
 #include "framework/oracle.h"
 #include "scenarios/scenarios.h"
 
 enum {
-	O_MODE = 512, O_GET = 'g', O_CHUNK = 'k', O_RING_SIZE = 513,
-	O_VERIFY, O_ROUNDS, O_TABLE, O_DROP, O_TABLE_MODES, O_EAGER,
-	O_EAGER_CHUNK, O_PAGE_STEPS, O_DISABLE_WRITING = 'e',
+	O_ROUNDS = 512, O_TABLE, O_TABLE_MODES, O_EAGER, O_EAGER_CHUNK,
+	O_PAGE_STEPS, O_DISABLE_WRITING = 'e',
 };
 
 static const struct opt opts[] = {
-	{ "mode", O_MODE, required_argument, "M",
-	  "get, clear, clear-init-set, ring, ring-acq-rel (clear)" },
-	{ "get", O_GET, no_argument, NULL,
-	  "the same as --mode get, as in the selftests" },
-	{ "chunk", O_CHUNK, required_argument, "PAGES",
-	  "pages per KVM_CLEAR_DIRTY_LOG, a multiple of 64 (whole slot)" },
-	{ "ring-size", O_RING_SIZE, required_argument, "BYTES",
-	  "dirty ring per vCPU, a power of two from 4K (64K)" },
-	{ "verify", O_VERIFY, no_argument, NULL,
-	  "check every harvest: no page that changed goes unreported" },
+	DLOG_OPT_MODE("clear"),
+	DLOG_OPT_GET,
+	DLOG_OPT_CHUNK,
+	DLOG_OPT_RING,
+	DLOG_OPT_VERIFY,
 	{ "rounds", O_ROUNDS, required_argument, "N",
 	  "harvests while the vCPUs keep writing, with --verify (200)" },
 	{ "table", O_TABLE, required_argument, "enable",
@@ -65,57 +60,25 @@ static const struct opt opts[] = {
 	  "KVM's mappings by page size after populate, enable, the first "
 	  "harvest, disable and one more pass (x86: pages_4k/2m/1g, the VM; "
 	  "arm64: the stage-2 dump in debugfs, the test memory)" },
-	{ "debug-drop-dirty", O_DROP, required_argument, "H",
-	  "lose one page KVM reports in harvest H (0: the first), or the "
-	  "first later one reporting any: --verify must then fail, naming it" },
+	DLOG_OPT_DROP("0: the first, or the next that reports any"),
 	{ NULL },
 };
 
 static struct {
-	enum dlog_mode mode;
-	u64 chunk;		/* -k, 0: the whole slot */
-	u32 ring_bytes;
-	bool ring_given;
-	bool verify;
+	struct dlog_opts dl;
 	u32 rounds;
 	const char *table;
 	struct table_modes table_modes;
 	struct eager_list eager;	/* --eager-split[-chunk] */
-	s64 drop;		/* --debug-drop-dirty, -1: off */
 	bool disable_writing;	/* -e */
 	bool page_steps;
-} o = {
-	.mode = DLOG_CLEAR, .ring_bytes = DLOG_RING_DEFAULT, .rounds = 200,
-	.drop = -1,
-};
+} o = { .dl = DLOG_OPTS(DLOG_CLEAR), .rounds = 200 };
 
 static void parse(int key, const char *arg)
 {
-	u64 v;
-
+	if (dlog_opts_parse(&o.dl, key, arg))
+		return;
 	switch (key) {
-	case O_MODE:
-		o.mode = dlog_parse_mode("--mode", arg);
-		break;
-	case O_GET:
-		o.mode = DLOG_GET;
-		break;
-	case O_CHUNK:
-		o.chunk = parse_u64("-k", arg, 64, 1ULL << 32);
-		if (o.chunk % 64)
-			die("-k %s: must be a multiple of 64 pages", arg);
-		break;
-	case O_RING_SIZE:
-		if (mmub_parse_size(arg, &v) || v < 4096 || v > (1U << 30) ||
-		    (v & (v - 1)))
-			die("--ring-size %s: must be a power of two from 4K "
-			    "(bytes, k/m suffix)", arg);
-		o.ring_bytes = (u32)v;
-		o.ring_given = true;
-		break;
-	case O_VERIFY:
-		o.verify = true;
-		break;
 	case O_ROUNDS:
 		o.rounds = (u32)parse_u64("--rounds", arg, 0, 1000000);
 		break;
@@ -123,9 +86,6 @@ static void parse(int key, const char *arg)
 		if (strcmp(arg, "enable"))
 			die("--table %s: unknown (accepted: enable)", arg);
 		o.table = arg;
-		break;
-	case O_DROP:
-		o.drop = (s64)parse_u64("--debug-drop-dirty", arg, 0, 1000000);
 		break;
 	case O_TABLE_MODES:
 		table_modes_parse(&o.table_modes, arg);
@@ -147,30 +107,18 @@ static void parse(int key, const char *arg)
 
 static void validate(struct common *c)
 {
-	bool ring = dlog_is_ring(o.mode);
-
-	if (o.chunk && o.mode != DLOG_CLEAR && o.mode != DLOG_CLEAR_INIT_SET)
-		die("-k %llu: only with --mode clear or clear-init-set, not %s",
-		    (unsigned long long)o.chunk, dlog_mode_names[o.mode]);
-	if (o.ring_given && !ring)
-		die("--ring-size: only with --mode ring or ring-acq-rel, not %s",
-		    dlog_mode_names[o.mode]);
-	if (o.drop >= 0 && !o.verify)
-		die("--debug-drop-dirty: needs --verify, whose oracle must "
-		    "catch the dropped page");
+	dlog_opts_check(&o.dl, true);
 	/* The first, -i, --rounds and the final one at rest. */
-	if (o.drop >= (s64)o.rounds + c->iterations + 2)
+	if (o.dl.drop >= (s64)o.rounds + c->iterations + 2)
 		die("--debug-drop-dirty %lld: past the last harvest (accepted: "
 		    "0..%u, as -i %u and --rounds %u make %u harvests)",
-		    (long long)o.drop, o.rounds + c->iterations + 1,
+		    (long long)o.dl.drop, o.rounds + c->iterations + 1,
 		    c->iterations, o.rounds, o.rounds + c->iterations + 2);
-	if (o.table && o.verify)
+	if (o.table && o.dl.verify)
 		die("--table enable: measures enabling only; drop --verify");
 	if (o.table && (o.disable_writing || o.page_steps))
 		die("--table enable: measures enabling only; not with %s",
 		    o.page_steps ? "--page-steps" : "-e");
-	if (o.verify)
-		oracle_shape(&c->vm);
 	if (o.table_modes.n && !o.table)
 		die("--table-modes: only with --table enable");
 	if (o.eager.n > 1 && !o.table)
@@ -178,12 +126,8 @@ static void validate(struct common *c)
 		    "--table enable", o.eager.s[0].kind == EAGER_X86 ? "" :
 		    "-chunk");
 	eager_preflight(&o.eager);
-	if (ring) {
-		c->vm.dirty_ring_bytes = o.ring_bytes;
-		c->vm.dirty_ring_acq_rel = o.mode == DLOG_RING_ACQ_REL;
-	}
 	if (!o.table)
-		dlog_preflight(o.mode, c->vm.dirty_ring_bytes);
+		dlog_opts_apply(&o.dl, &c->vm);
 	if (o.table || !o.eager.n)
 		return;
 	/* One setting for the whole run: the VM's, or the module's. */
@@ -448,14 +392,14 @@ static int dirty_log_once(struct vm *vm, struct run *run, struct dl_run *r,
 	for (u32 i = 0; i < vm->p.nr_vcpus; i++)
 		r->touched += run->ph[0].pass[i].accesses;
 
-	if (!o.verify) {
+	if (!o.dl.verify) {
 		if (enable_at_rest(vm, run, r))
 			return -1;
 	} else if (enable_writing(vm, run, r, iterations + 1))
 		return -1;
 	if (iterate(vm, run, r, iterations))
 		return -1;
-	if (o.verify && verify_concurrent(vm, r, iterations + 1))
+	if (o.dl.verify && verify_concurrent(vm, r, iterations + 1))
 		return -1;
 
 	if (disable(vm, run, r, iterations + 2))
@@ -595,18 +539,18 @@ static json_t *run_json(const struct dl_run *r, u32 n)
 static int once(struct vm *vm, struct run *run, u32 index, void *arg)
 {
 	const struct common *c = arg;
-	struct dl_run r = { .mode = dlog_mode_names[o.mode] };
+	struct dl_run r = { .mode = dlog_mode_names[o.dl.mode] };
 	int ret;
 
 	(void)index;
 	r.it = calloc(c->iterations + 1, sizeof(*r.it));
 	if (!r.it)
 		die("out of memory");
-	run_dlog_init(&r.d, vm, o.mode, o.chunk);
-	if (o.drop >= 0)
-		dlog_debug_drop(&r.d, (u64)o.drop);
+	dlog_opts_init(&r.d, vm, &o.dl);
+	if (o.dl.drop >= 0)
+		dlog_debug_drop(&r.d, (u64)o.dl.drop);
 	ret = dirty_log_once(vm, run, &r, c->iterations);
-	if (o.drop >= 0 && oracle_drop_unseen(&r.o, &r.d, o.drop))
+	if (o.dl.drop >= 0 && oracle_drop_unseen(&r.o, &r.d, o.dl.drop))
 		ret = -1;
 	if (!ret) {
 		print_run(vm, &r, c->iterations);
@@ -635,15 +579,15 @@ static int run(struct common *c)
 	if (o.table)
 		return dirty_log_table(c, &o.table_modes, &o.eager);
 	report_header(&c->vm, "dirty-log");
-	printf("dirty logging: --mode %s%s%s%s%s\n", dlog_mode_names[o.mode],
-	       o.verify ? ", every harvest verified" : "",
+	printf("dirty logging: --mode %s%s%s%s%s\n", dlog_mode_names[o.dl.mode],
+	       o.dl.verify ? ", every harvest verified" : "",
 	       o.disable_writing ? ", disabled while the vCPUs write" : "",
 	       o.eager.n ? ", eager splitting " : "",
 	       o.eager.n ? eager_name(&o.eager.s[0], es, sizeof(es)) : "");
 	config = json_object();
-	jset(config, "dirty_mode", json_string(dlog_mode_names[o.mode]));
-	jset(config, "clear_chunk", json_integer((json_int_t)o.chunk));
-	jset(config, "verify", json_boolean(o.verify));
+	jset(config, "dirty_mode", json_string(dlog_mode_names[o.dl.mode]));
+	jset(config, "clear_chunk", json_integer((json_int_t)o.dl.chunk));
+	jset(config, "verify", json_boolean(o.dl.verify));
 	jset(config, "eager_split", o.eager.n ?
 	     json_string(eager_name(&o.eager.s[0], es, sizeof(es))) :
 	     json_null());

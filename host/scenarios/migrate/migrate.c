@@ -31,6 +31,7 @@
 #include "util/parse.h"
 #include "results/json.h"
 #include "scenarios/migrate/source.h"
+#include "framework/dlog_opts.h"
 #include "framework/oracle.h"
 #include "framework/page_rows.h"
 #include "scenarios/scenarios.h"
@@ -44,8 +45,8 @@
 #endif
 
 enum {
-	O_MODE = 512, O_BANDWIDTH, O_DOWNTIME, O_MAX_ROUNDS, O_TO, O_SKIP,
-	O_TABLE, O_INVALIDATE, O_IDLE, O_BACKEND, O_DROP, O_POSTCOPY, O_FLIP,
+	O_BANDWIDTH = 512, O_DOWNTIME, O_MAX_ROUNDS, O_TO, O_SKIP,
+	O_TABLE, O_INVALIDATE, O_IDLE, O_BACKEND, O_POSTCOPY, O_FLIP,
 	O_BREAK,
 };
 
@@ -57,9 +58,9 @@ static const char *const inv_names[] = {
 };
 
 static const struct opt opts[] = {
-	{ "mode", O_MODE, required_argument, "M",
-	  "dirty logging: get, clear, clear-init-set, ring, ring-acq-rel "
-	  "(clear-init-set)" },
+	DLOG_OPT_MODE("clear-init-set"),
+	DLOG_OPT_CHUNK,
+	DLOG_OPT_RING,
 	{ "bandwidth", O_BANDWIDTH, required_argument, "BYTES",
 	  "cap on the stream, bytes/s with k/m/g suffix (0: none)" },
 	{ "downtime-ms", O_DOWNTIME, required_argument, "MS",
@@ -90,10 +91,7 @@ static const struct opt opts[] = {
 	  "--postcopy: sent in no round of either phase; with --backend "
 	  "qemu: flip a byte of it at the destination after the "
 	  "migration)" },
-	{ "debug-drop-dirty", O_DROP, required_argument, "H",
-	  "lose one page KVM reports in harvest H (0: the first), one a vCPU "
-	  "wrote once in that window: written after its last send and never "
-	  "again when H is the last, it must differ at the destination" },
+	DLOG_OPT_DROP("0: the first"),
 	{ "debug-flip-postcopy", O_FLIP, no_argument, NULL,
 	  "with --postcopy: flip a byte of the first page the source sends in "
 	  "post-copy: the destination's check of its hash must fail the run, "
@@ -118,17 +116,16 @@ static struct {
 	bool rounds_set;	/* no meaning for QEMU */
 	bool downtime_set;	/* nor for post-copy */
 } o = {
-	.mp = { .mode = DLOG_CLEAR_INIT_SET, .downtime_ms = 300,
-		.max_rounds = 30, .skip = -1, .drop = -1 },
+	.mp = { .dl = DLOG_OPTS(DLOG_CLEAR_INIT_SET), .downtime_ms = 300,
+		.max_rounds = 30, .skip = -1 },
 	.to_fd = -1,
 };
 
 static void parse(int key, const char *arg)
 {
+	if (dlog_opts_parse(&o.mp.dl, key, arg))
+		return;
 	switch (key) {
-	case O_MODE:
-		o.mp.mode = dlog_parse_mode("--mode", arg);
-		break;
 	case O_BANDWIDTH:
 		if (mmub_parse_size(arg, &o.mp.bandwidth))
 			die("--bandwidth %s: bytes per second, with k/m/g "
@@ -172,10 +169,6 @@ static void parse(int key, const char *arg)
 	case O_BACKEND:
 		o.qemu = qemu_parse_backend(arg);
 		break;
-	case O_DROP:
-		o.mp.drop = (s64)parse_u64("--debug-drop-dirty", arg, 0,
-					    1000000);
-		break;
 	case O_FLIP:
 		o.mp.flip = true;
 		break;
@@ -215,12 +208,14 @@ static int connect_to(const char *to)
 static void validate_qemu(struct common *c)
 {
 	const char *bad = o.to ? "--to" :
-			  o.mp.mode != DLOG_CLEAR_INIT_SET ? "--mode" :
+			  o.mp.dl.mode != DLOG_CLEAR_INIT_SET ? "--mode" :
+			  o.mp.dl.chunk ? "-k" :
+			  o.mp.dl.ring_given ? "--ring-size" :
 			  o.rounds_set ? "--max-rounds" :
 			  o.table ? "--table" :
 			  o.mp.idle ? "--idle" :
 			  o.inv != INV_OFF ? "--invalidate" :
-			  o.mp.drop >= 0 ? "--debug-drop-dirty" :
+			  o.mp.dl.drop >= 0 ? "--debug-drop-dirty" :
 			  c->repeat > 1 ? "--repeat" : NULL;
 
 	if (bad)
@@ -268,6 +263,7 @@ static void validate(struct common *c)
 		die("--debug-%s-postcopy: needs --postcopy N, whose stream it "
 		    "%s", o.mp.flip ? "flip" : "break",
 		    o.mp.flip ? "corrupts" : "breaks");
+	dlog_opts_check(&o.mp.dl, false);
 	if (o.qemu) {
 		validate_qemu(c);
 		return;
@@ -277,12 +273,8 @@ static void validate(struct common *c)
 	/* Pages written once per window, which no later write can hide. */
 	if (!o.mp.idle)
 		oracle_shape(&c->vm);
-	if (o.mp.drop >= 0 && o.table)
+	if (o.mp.dl.drop >= 0 && o.table)
 		die("--debug-drop-dirty: not with --table, whose runs must pass");
-	if (dlog_is_ring(o.mp.mode)) {
-		c->vm.dirty_ring_bytes = DLOG_RING_DEFAULT;
-		c->vm.dirty_ring_acq_rel = o.mp.mode == DLOG_RING_ACQ_REL;
-	}
 	if (o.to && o.table)
 		die("--to: a receiver takes one migration; not with --table");
 	if (o.to && c->repeat > 1)
@@ -298,7 +290,7 @@ static void validate(struct common *c)
 		die("--invalidate collapse: 4K anonymous memory only; not "
 		    "with --table");
 	/* What the kernel offers comes after what the options allow. */
-	dlog_preflight(o.mp.mode, c->vm.dirty_ring_bytes);
+	dlog_opts_apply(&o.mp.dl, &c->vm);
 	/* An unreachable receiver is said before any VM exists. */
 	if (o.to)
 		o.to_fd = connect_to(o.to);
@@ -320,7 +312,7 @@ static const struct field mig_json_fields[] = {
 /* --debug-drop-dirty must fail the run: not dropping, or not caught. */
 static bool drop_unseen(const struct dlog *d, const struct mig *m)
 {
-	if (dlog_drop_none(d, o.mp.drop, !o.mp.idle))
+	if (dlog_drop_none(d, o.mp.dl.drop, !o.mp.idle))
 		return true;
 	if (!m->mismatches) {
 		err_msg("--debug-drop-dirty: the destination has the page "
@@ -543,9 +535,9 @@ static int once(struct vm *vm, struct run *run, u32 index, void *arg)
 	};
 	fd = o.to ? o.to_fd : spawn_receiver(&child);
 	wire_init(&m->w, fd, (double)o.mp.bandwidth);
-	run_dlog_init(&d, vm, o.mp.mode, 0);
-	if (o.mp.drop >= 0)
-		dlog_debug_drop(&d, (u64)o.mp.drop);
+	dlog_opts_init(&d, vm, &o.mp.dl);
+	if (o.mp.dl.drop >= 0)
+		dlog_debug_drop(&d, (u64)o.mp.dl.drop);
 	ret = migrate_once(vm, run, m);
 	if (end_receiver(fd, child, !ret))
 		ret = -1;
@@ -563,7 +555,7 @@ static int once(struct vm *vm, struct run *run, u32 index, void *arg)
 			(unsigned long long)m->first_harvest);
 		ret = -1;
 	}
-	if (o.mp.drop >= 0 && drop_unseen(&d, m))
+	if (o.mp.dl.drop >= 0 && drop_unseen(&d, m))
 		ret = -1;
 	if (ret && !m->mismatches)
 		err_msg("migrate: the migration failed before the check");
@@ -624,7 +616,7 @@ static void mig_row_done(u32 r, const char *na, void *arg)
 static json_t *config(void)
 {
 	return json_pack("{s:s, s:I, s:i, s:i, s:s, s:b, s:s, s:b, s:o}",
-			 "dirty_mode", dlog_mode_names[o.mp.mode], "bandwidth",
+			 "dirty_mode", dlog_mode_names[o.mp.dl.mode], "bandwidth",
 			 (json_int_t)o.mp.bandwidth, "downtime_ms",
 			 o.mp.downtime_ms, "max_rounds", o.mp.max_rounds,
 			 "to", o.to ? o.to : "local", "table", o.table,
@@ -682,12 +674,12 @@ static int run(struct common *c)
 		printf("migration: --mode %s, %s%s, post-copy after %u "
 		       "pre-copy rounds, to a receiver process (Unix socket); "
 		       "the vCPUs then run here as the destination's\n",
-		       dlog_mode_names[o.mp.mode],
+		       dlog_mode_names[o.mp.dl.mode],
 		       o.mp.bandwidth ? bw : "no cap",
 		       o.mp.bandwidth ? "/s" : "", o.mp.postcopy_rounds);
 	else
 		printf("migration: --mode %s, %s%s, downtime %u ms, at most %u "
-		       "rounds, to %s\n", dlog_mode_names[o.mp.mode],
+		       "rounds, to %s\n", dlog_mode_names[o.mp.dl.mode],
 		       o.mp.bandwidth ? bw : "no cap",
 		       o.mp.bandwidth ? "/s" : "", o.mp.downtime_ms,
 		       o.mp.max_rounds,

@@ -127,7 +127,7 @@ static int precopy(struct vm *vm, struct mig *m)
 	m->epoch = epoch_newest(vm);
 	harvest(vm, m);
 	m->first_harvest = bitmap_weight(m->pending, m->pages);
-	if (m->p->mode != DLOG_CLEAR_INIT_SET)
+	if (m->p->dl.mode != DLOG_CLEAR_INIT_SET)
 		memset(m->pending, 0xff, (m->pages + 63) / 64 * 8);
 	for (;;) {
 		if (m->p->postcopy && r > m->p->postcopy_rounds)

@@ -12,19 +12,19 @@
 #include "kvm/dirty_log.h"
 #include "migrate/wire.h"
 #include "framework/scenario.h"
+#include "framework/dlog_opts.h"
 
 struct mig_params {
-	enum dlog_mode mode;
+	struct dlog_opts dl;	/* --mode, -k, --ring-size, --debug-drop-dirty */
 	u64 bandwidth;		/* bytes/s, 0: no cap */
 	u32 downtime_ms;
 	u32 max_rounds;
 	s64 skip;		/* a page never sent (debug), or -1 */
-	s64 drop;		/* --debug-drop-dirty harvest, or -1 */
 	bool idle;		/* the vCPUs run no loop */
 	bool postcopy;		/* --postcopy: switch after postcopy_rounds */
 	u32 postcopy_rounds;	/* pre-copy rounds before the switch, 0.. */
-	bool flip;		/* --debug-flip-postcopy: its first page sent corrupt */
-	bool cut;		/* --debug-break-postcopy: the destination stops reading */
+	bool flip;		/* --debug-flip-postcopy */
+	bool cut;		/* --debug-break-postcopy */
 };
 
 /* The post-copy phase's results (postcopy.c). */

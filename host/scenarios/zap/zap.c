@@ -13,8 +13,8 @@
 #include "scenarios/zap/zap_table.h"
 
 enum {
-	O_ZAP = 512, O_COUNT, O_DURATION, O_PAUSE, O_TABLE, O_DLOG, O_VERIFY,
-	O_CORRUPT, O_DROP, O_NO_KPROBES,
+	O_ZAP = 512, O_COUNT, O_DURATION, O_PAUSE, O_TABLE, O_CORRUPT,
+	O_NO_KPROBES,
 };
 
 static const struct opt opts[] = {
@@ -30,30 +30,29 @@ static const struct opt opts[] = {
 	  "pause between invalidations, 0..10000000 (0)" },
 	{ "table", O_TABLE, optional_argument, "[LIST]",
 	  "the seed's tables: same16,same4,c16,c4,c2,c1 or a subset" },
-	{ "dirty-log", O_DLOG, required_argument, "M",
-	  "log dirty pages meanwhile, harvesting after every invalidation: "
-	  "get, clear, clear-init-set, ring, ring-acq-rel" },
-	{ "verify", O_VERIFY, no_argument, NULL,
-	  "with --dirty-log: check every harvest (no page written after a "
-	  "zap goes unreported)" },
+	/* Logging meanwhile, a harvest after every invalidation. */
+	DLOG_OPT_MODE("none: no logging"),
+	DLOG_OPT_OLD_MODE,
+	DLOG_OPT_CHUNK,
+	DLOG_OPT_RING,
+	DLOG_OPT_VERIFY,
 	{ "no-kprobes", O_NO_KPROBES, no_argument, NULL,
 	  "place no kprobes: no kernel_* figures, and none of the probes' own "
 	  "cost in the zap's times" },
 	{ "debug-corrupt-refault", O_CORRUPT, no_argument, NULL,
 	  "after the last invalidation, write a word no vCPU wrote into the "
 	  "first page it hit: the guest's check must fail the run, naming it" },
-	{ "debug-drop-dirty", O_DROP, required_argument, "H",
-	  "with --dirty-log --verify: lose one page KVM reports in harvest H "
-	  "(1: after the first invalidation) that a vCPU wrote once in its "
-	  "window: the oracle must fail the run, naming it" },
+	DLOG_OPT_DROP("1: after the first invalidation"),
 	{ NULL },
 };
 
-static struct zap_opts zo = { .count = 200, .drop = -1 };
+static struct zap_opts zo = { .count = 200, .dl = DLOG_OPTS(DLOG_NONE) };
 static const char *table;
 
 static void parse(int key, const char *arg)
 {
+	if (dlog_opts_parse(&zo.dl, key, arg))
+		return;
 	switch (key) {
 	case O_ZAP:
 		if (zap_parse_pattern(&zo, arg))
@@ -73,21 +72,11 @@ static void parse(int key, const char *arg)
 		/* "--table" alone: all six. */
 		table = arg ? arg : "";
 		break;
-	case O_DLOG:
-		zo.dlog = dlog_parse_mode("--dirty-log", arg);
-		break;
-	case O_VERIFY:
-		zo.verify = true;
-		break;
 	case O_CORRUPT:
 		zo.corrupt = true;
 		break;
 	case O_NO_KPROBES:
 		zo.no_kprobes = true;
-		break;
-	case O_DROP:
-		zo.drop = (s64)parse_u64("--debug-drop-dirty", arg, 1,
-					  100000001);
 		break;
 	}
 }
@@ -102,33 +91,28 @@ static void validate(struct common *c)
 	if (c->vm.wl.action == MMUB_ACT_EXEC)
 		die("--exec: zap checks data the code would overwrite");
 	zap_shape(&c->vm);
-	if (zo.verify && !zo.dlog)
-		die("--verify: needs --dirty-log MODE, whose harvests it checks");
-	if (zo.verify)
-		oracle_shape(&c->vm);
-	if (zo.drop >= 0 && !zo.verify)
-		die("--debug-drop-dirty: needs --dirty-log MODE --verify, whose "
-		    "oracle must catch the dropped page");
-	if (zo.drop > (s64)zo.count + 1 && !zo.duration_s)
+	if (zo.dl.drop >= 0 && !zo.dl.verify)
+		die("--debug-drop-dirty: needs --mode M --verify, whose oracle "
+		    "must catch the dropped page");
+	dlog_opts_check(&zo.dl, true);
+	if (!zo.dl.drop)
+		die("--debug-drop-dirty 0: zap's harvests start at 1, after the "
+		    "first invalidation");
+	if (zo.dl.drop > (s64)zo.count + 1 && !zo.duration_s)
 		die("--debug-drop-dirty %lld: past the last harvest (accepted: "
 		    "1..%u, one after each of --zap-count %u invalidations "
-		    "and one at rest)", (long long)zo.drop, zo.count + 1,
+		    "and one at rest)", (long long)zo.dl.drop, zo.count + 1,
 		    zo.count);
-	if (zo.drop >= 0 && table)
+	if (zo.dl.drop >= 0 && table)
 		die("--debug-drop-dirty: not with --table, whose runs must "
 		    "pass");
 	if (zo.corrupt && table)
 		die("--debug-corrupt-refault: not with --table, whose runs "
 		    "must pass");
-	if (zo.dlog && table)
-		die("--dirty-log: not with --table, whose figures are the "
-		    "seed's, without logging");
-	if (dlog_is_ring(zo.dlog)) {
-		c->vm.dirty_ring_bytes = DLOG_RING_DEFAULT;
-		c->vm.dirty_ring_acq_rel = zo.dlog == DLOG_RING_ACQ_REL;
-	}
-	if (zo.dlog)
-		dlog_preflight(zo.dlog, c->vm.dirty_ring_bytes);
+	if (zo.dl.mode && table)
+		die("--mode: not with --table, whose figures are the seed's, "
+		    "without logging");
+	dlog_opts_apply(&zo.dl, &c->vm);
 	if (table)
 		return;
 	if (!zo.name)
@@ -153,8 +137,8 @@ static int run(struct common *c)
 	zap_say_probes(&zo);
 	return run_all(c, "zap", json_pack("{s:s, s:i, s:s, s:b, s:b}", "zap",
 					   zo.name, "zap_count", zo.count,
-					   "dirty_log", dlog_mode_names[zo.dlog],
-					   "verify", zo.verify,
+					   "dirty_log", dlog_mode_names[zo.dl.mode],
+					   "verify", zo.dl.verify,
 					   "kprobes", !zo.no_kprobes), &h);
 }
 

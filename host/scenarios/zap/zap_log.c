@@ -8,9 +8,9 @@
 
 void zap_log_start(struct zap_log *l, struct vm *vm)
 {
-	run_dlog_init(&l->d, vm, l->mode, 0);
-	if (l->drop >= 0)
-		dlog_debug_drop(&l->d, (u64)l->drop);
+	dlog_opts_init(&l->d, vm, l->dl);
+	if (l->dl->drop >= 0)
+		dlog_debug_drop(&l->d, (u64)l->dl->drop);
 	l->taken = calloc(l->d.pages / 64 + 1, 8);
 	if (!l->taken)
 		die("out of memory for the dirty bitmap");
@@ -18,20 +18,20 @@ void zap_log_start(struct zap_log *l, struct vm *vm)
 	/* init-set reports every page here; populate wrote them all. */
 	dlog_harvest(&l->d);
 	dlog_take(&l->d, l->taken);
-	if (l->verify)
+	if (l->dl->verify)
 		oracle_init(&l->o, vm, &l->d, true);
 }
 
 void zap_log_writing(struct zap_log *l)
 {
-	if (l->verify)
+	if (l->dl->verify)
 		oracle_writing(&l->o, true);
 }
 
 int zap_log_round(struct zap_log *l, struct vm *vm)
 {
 	l->harvests++;
-	if (l->verify)
+	if (l->dl->verify)
 		return oracle_round(&l->o, vm) ? -1 : 0;
 	dlog_harvest(&l->d);
 	dlog_take(&l->d, l->taken);
@@ -42,7 +42,7 @@ int zap_log_stop(struct zap_log *l, struct vm *vm)
 {
 	int ret;
 
-	if (l->verify)
+	if (l->dl->verify)
 		oracle_writing(&l->o, false);
 	ret = zap_log_round(l, vm);
 	dlog_enable(&l->d, false);
@@ -52,9 +52,9 @@ int zap_log_stop(struct zap_log *l, struct vm *vm)
 void zap_log_print(const struct zap_log *l)
 {
 	printf("  dirty logging (--dirty-log %s): %llu harvests, one after "
-	       "each invalidation and one at rest\n", dlog_mode_names[l->mode],
+	       "each invalidation and one at rest\n", dlog_mode_names[l->dl->mode],
 	       (unsigned long long)l->harvests);
-	if (l->verify)
+	if (l->dl->verify)
 		oracle_print(&l->o);
 }
 
@@ -62,9 +62,9 @@ json_t *zap_log_json(const struct zap_log *l)
 {
 	json_t *j = json_object();
 
-	jset(j, "mode", json_string(dlog_mode_names[l->mode]));
+	jset(j, "mode", json_string(dlog_mode_names[l->dl->mode]));
 	jset(j, "harvests", json_integer((json_int_t)l->harvests));
-	if (l->verify) {
+	if (l->dl->verify) {
 		json_t *v = json_object();
 
 		fields_json(v, oracle_fields, &l->o);
@@ -75,7 +75,7 @@ json_t *zap_log_json(const struct zap_log *l)
 
 void zap_log_free(struct zap_log *l, struct vm *vm)
 {
-	if (l->verify)
+	if (l->dl->verify)
 		oracle_free(&l->o);
 	free(l->taken);
 	run_dlog_free(&l->d, vm);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * zap --dirty-log MODE [--verify]: dirty logging while the host
+ * zap --mode M [--verify]: dirty logging while the host
  * invalidates, as on a migrating host that reclaims memory.  Logging goes
  * on after populate, with the vCPUs at rest; then a harvest follows every
  * invalidation, each checked by the oracle with --verify.  A zapped
@@ -11,11 +11,10 @@
 #define HOST_SCENARIOS_ZAP_ZAP_LOG_H
 
 #include "framework/oracle.h"
+#include "framework/dlog_opts.h"
 
 struct zap_log {
-	enum dlog_mode mode;	/* DLOG_NONE: no logging */
-	bool verify;
-	s64 drop;		/* --debug-drop-dirty, -1: off */
+	const struct dlog_opts *dl;	/* its mode: DLOG_NONE, no logging */
 	struct dlog d;
 	struct oracle o;
 	u64 *taken;		/* a harvest nobody checks goes here */

@@ -231,7 +231,7 @@ void zap_print(const struct zap_opts *zo, enum backing_type backing,
 	       (unsigned long long)z->calls,
 	       fmt_size(zo->size, a, sizeof(a)), z->wall_ms);
 	/* Everything the invalidator does besides madvise itself. */
-	if (z->madvise_ms > 0 && !zo->pause_us && !zo->dlog)
+	if (z->madvise_ms > 0 && !zo->pause_us && !zo->dl.mode)
 		printf("  invalidator overhead: %.2f %% of the madvise time "
 		       "(target < 2 %%)\n",
 		       100 * (z->wall_ms - z->madvise_ms) / z->madvise_ms);
@@ -305,7 +305,7 @@ static void zap_log_missed(const struct vm *vm, const struct zap_log *l)
 {
 	char where[64];
 
-	if (!l->verify || !l->o.missed)
+	if (!l->dl->verify || !l->o.missed)
 		return;
 	vm_test_page_where(vm, l->o.first_missed, where, sizeof(where));
 	err_msg("--verify: %llu page%s missed, first %s",
@@ -317,8 +317,7 @@ int zap_once(struct vm *vm, struct run *r, u32 index, void *arg)
 {
 	struct zap_ctx *x = arg;
 	struct zap_result *z = &x->z;
-	struct zap_log l = { .mode = x->zo->dlog, .verify = x->zo->verify,
-			     .drop = x->zo->drop };
+	struct zap_log l = { .dl = &x->zo->dl };
 	int ret;
 
 	(void)index;
@@ -328,23 +327,23 @@ int zap_once(struct vm *vm, struct run *r, u32 index, void *arg)
 	mmub_hist_reset(&z->madvise_ns);
 	if (run_pass(vm, r, "populate", 0))
 		return -1;
-	if (l.mode)
+	if (l.dl->mode)
 		zap_log_start(&l, vm);
-	ret = zap_phase(vm, r, x, l.mode ? &l : NULL);
+	ret = zap_phase(vm, r, x, l.dl->mode ? &l : NULL);
 	if (!ret) {
 		json_t *j = zap_json(x->zo, z);
 
-		if (l.mode)
+		if (l.dl->mode)
 			jset(j, "dirty_log", zap_log_json(&l));
 		jset(r->json, "zap", j);
 		if (x->print || z->violations)
 			zap_print(x->zo, vm->p.backing, z);
-		if (l.mode && x->print)
+		if (l.dl->mode && x->print)
 			zap_log_print(&l);
 	}
-	if (l.mode) {
+	if (l.dl->mode) {
 		zap_log_missed(vm, &l);
-		if (l.drop >= 0 && oracle_drop_unseen(&l.o, &l.d, l.drop))
+		if (l.dl->drop >= 0 && oracle_drop_unseen(&l.o, &l.d, l.dl->drop))
 			ret = -1;
 		zap_log_free(&l, vm);
 	}

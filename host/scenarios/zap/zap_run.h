@@ -8,6 +8,7 @@
 
 #include "kvm/probes.h"
 #include "framework/scenario.h"
+#include "framework/dlog_opts.h"
 
 struct zap_opts {
 	bool rolling;		/* rolling:SIZE, else same:SIZE */
@@ -16,11 +17,9 @@ struct zap_opts {
 	u32 count;		/* --zap-count */
 	u32 duration_s;		/* --zap-duration, 0: count only */
 	u32 pause_us;		/* --zap-pause */
-	enum dlog_mode dlog;	/* --dirty-log, DLOG_NONE: off */
-	bool verify;		/* --verify */
 	bool corrupt;		/* --debug-corrupt-refault */
 	bool no_kprobes;	/* --no-kprobes */
-	s64 drop;		/* --debug-drop-dirty harvest, -1: off */
+	struct dlog_opts dl;	/* --mode, -k, --ring-size, --verify, ... */
 };
 
 enum zap_metric {
