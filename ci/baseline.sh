@@ -24,8 +24,8 @@
 set -euo pipefail
 
 prog=ci/baseline.sh
-# shellcheck source=ci/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=lib/preamble.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/preamble.sh"
 store='' date='' table=$here/regressions.conf report='' night_dir=''
 
 while (($#)); do

@@ -14,8 +14,8 @@
 set -euo pipefail
 
 prog=ci/fetch-arm64.sh
-# shellcheck source=ci/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=lib/preamble.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/preamble.sh"
 usage() { # STATUS
 	echo "usage: $prog DIR PACKAGE... [-- FILE...]" >&"$(( $1 ? 2 : 1 ))"
 	exit "$1"

@@ -40,8 +40,8 @@ set -uo pipefail
 
 prog=ci/fidelity.sh
 die_status=2
-# shellcheck source=ci/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=lib/preamble.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/preamble.sh"
 seeds='' out='' night=''
 declare -A exp_dir=() night_of=()
 bases=()

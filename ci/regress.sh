@@ -42,8 +42,8 @@
 set -euo pipefail
 
 prog=ci/regress.sh
-# shellcheck source=ci/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=lib/preamble.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/preamble.sh"
 mmubench=${MMUBENCH_BIN:-$repo/build/mmubench}
 tables=() old_name='' new_name='' out='' files=() rules_only=0
 

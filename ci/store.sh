@@ -21,8 +21,8 @@
 set -euo pipefail
 
 prog=ci/store.sh
-# shellcheck source=ci/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=lib/preamble.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/preamble.sh"
 store='' date='' night_dir=''
 mmubench=${MMUBENCH_BIN:-$repo/build/mmubench}
 

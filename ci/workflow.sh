@@ -27,8 +27,8 @@ set -euo pipefail
 
 prog=ci/workflow.sh
 die_status=2
-# shellcheck source=ci/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=lib/preamble.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/preamble.sh"
 jobs='ci, nightly'
 
 

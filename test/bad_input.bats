@@ -193,8 +193,8 @@ good_doc() {
 	# when they moved to tools/).
 	for s in tools/ab.sh tools/kexec-ab.sh tools/kvm-exec.sh tools/peer.sh tools/resolution.sh \
 		 ci/nightly ci/report/report.sh ci/store.sh ci/baseline.sh ci/regress.sh ci/fidelity.sh \
-		 ci/lava/run.sh ci/workflow.sh ci/kernel/build.sh ci/nested/run.sh \
-		 ci/nested/mkinitramfs.sh ci/nested/selftest.sh guest/efi/run-efi.sh test/run.sh; do
+		 ci/lava/run.sh ci/workflow.sh lib/kernel/build.sh lib/nested/run.sh \
+		 lib/nested/mkinitramfs.sh lib/nested/selftest.sh guest/efi/run-efi.sh test/run.sh; do
 		run --separate-stderr "$ROOT/$s" --help
 		assert_success
 		[[ $output == *usage* && $output == *"$s "* && -z $stderr ]] ||

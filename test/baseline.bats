@@ -37,7 +37,7 @@ setup_file() {
 	test_kernels >"$BATS_FILE_TMPDIR/test-kernels"
 	export MMUBENCH_PATCHES=$ROOT/test/series
 	local t0=$EPOCHREALTIME
-	"$ROOT/ci/kernel/build.sh" --arch x86_64 --series test-slow-zap \
+	"$ROOT/lib/kernel/build.sh" --arch x86_64 --series test-slow-zap \
 		>"$BATS_FILE_TMPDIR/build.log" 2>&1 || return 0
 	boot original-1 original
 	boot original-2 original

@@ -87,7 +87,7 @@ kvm_mode() {
 	if [[ $MMUB_DIRECT == 1 ]]; then echo direct; else echo nested; fi
 }
 
-# The kernel image ci/kernel/build.sh makes for a series of a base.
+# The kernel image lib/kernel/build.sh makes for a series of a base.
 series_image() { # SERIES [ARCH [BASE]]
 	local a=${2:-$ARCH} img=arch/x86/boot/bzImage
 	[[ $a == arm64 ]] && img=arch/arm64/boot/Image
@@ -226,7 +226,7 @@ batch_add() { # NAME [MMUB-OPTIONS...] -- SCRIPT
 		--base) nested=1 base=$2 opts+=("$1" "$2"); shift ;;
 		--series) nested=1 series=$2 opts+=("$1" "$2"); shift ;;
 		--append|--mem) nested=1 more+=" $1=$2" opts+=("$1" "$2"); shift ;;
-		# A boot's limit (ci/nested/run.sh's, 600 s unless given).
+		# A boot's limit (lib/nested/run.sh's, 600 s unless given).
 		--timeout) opts+=("$1" "$2"); shift ;;
 		*) echo "batch_add $name: $1: not an option of mmub" >&2; return 1 ;;
 		esac
@@ -335,11 +335,11 @@ peer_run() {
 
 # ---- the retry rule ------------------------------------------------------
 #
-# ci/retry.sh: only the failure that ci/README.md ("What is retried")
-# attributes to the nested setup, on the marker line ci/nested/run.sh
+# lib/retry.sh: only the failure that ci/README.md ("What is retried")
+# attributes to the nested setup, on the marker line lib/nested/run.sh
 # prints for exactly it, and never with an error of mmubench's own.
-# shellcheck source=../ci/retry.sh
-source "$ROOT/ci/retry.sh"
+# shellcheck source=../lib/retry.sh
+source "$ROOT/lib/retry.sh"
 
 # tools/ab.sh end to end: kernels, alternating boots, merge, compare.
 ab_run() { # SERIES

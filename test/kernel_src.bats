@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The user's own kernel (--kernel-src): tools/ab.sh on a git tree at two
 # commits and on a source tarball with mboxes, each side a kernel built
-# by ci/kernel/build.sh --kernel-src.  Seed 001 is the change: its 6.12
+# by lib/kernel/build.sh --kernel-src.  Seed 001 is the change: its 6.12
 # port as a commit, or as the mbox git format-patch wrote, must show the
 # effect test/seed001_unlink.bats shows on patches/6.12 (TDP MMU page
 # tables freed during same-range zaps: none on the original, 2 or more
@@ -45,7 +45,7 @@ v2	$c1"
 	# the one already made; the second is a diff built on it (or that
 	# build again, cached by the trees and the diff), never a cold build.
 	run cat "$out/build-original.log"
-	assert_line --regexp "^ci/kernel/build.sh: ${c0:0:12} is linux-source-6.12 \\(tree [0-9a-f]{40}\\): its build seeds$"
+	assert_line --regexp "^lib/kernel/build.sh: ${c0:0:12} is linux-source-6.12 \\(tree [0-9a-f]{40}\\): its build seeds$"
 	assert_line --partial "cache hit: $CACHE/kernel/trees/6.12/original-x86_64/"
 	run cat "$out/build-v2.log"
 	refute_output --partial "git archive"
@@ -77,7 +77,7 @@ v2	$c1"
 	assert_success
 	ab_redone "$out"
 	run cat "$out/build-original.log"
-	assert_line "ci/kernel/build.sh: linux-source-6.12.tar.xz is linux-source-6.12: its build seeds"
+	assert_line "lib/kernel/build.sh: linux-source-6.12.tar.xz is linux-source-6.12: its build seeds"
 	assert_json "$out/runs/C-1.json" '.env | .kernel_base == "6.12" and .kernel_series == "control"'
 	assert_json "$out/compare.json" '[.sides[].label] == ["original@6.12", "v2@6.12", "control@6.12"]'
 	fa=$(freed "$out/runs/A-1.json") fb=$(freed "$out/runs/B-1.json")
@@ -146,24 +146,24 @@ control	$ctl"
 	git -C "$repo" add f
 	git -C "$repo" -c user.name=t -c user.email=t@invalid commit -q -m tiny
 	export MMUBENCH_CACHE=$BATS_TEST_TMPDIR/cache
-	run "$ROOT/ci/kernel/build.sh" --kernel-src "$repo" --ref HEAD
+	run "$ROOT/lib/kernel/build.sh" --kernel-src "$repo" --ref HEAD
 	assert_equal "$status" 2
-	assert_output "ci/kernel/build.sh: error: --kernel-src needs --name NAME, the side's name in the kernel's release"
-	run "$ROOT/ci/kernel/build.sh" --kernel-src "$repo" --name x
+	assert_output "lib/kernel/build.sh: error: --kernel-src needs --name NAME, the side's name in the kernel's release"
+	run "$ROOT/lib/kernel/build.sh" --kernel-src "$repo" --name x
 	assert_equal "$status" 2
-	assert_output "ci/kernel/build.sh: error: --kernel-src $repo is a git tree: --ref REF names the commit"
-	run "$ROOT/ci/kernel/build.sh" --kernel-src "$repo" --ref HEAD --onto nope --name x
+	assert_output "lib/kernel/build.sh: error: --kernel-src $repo is a git tree: --ref REF names the commit"
+	run "$ROOT/lib/kernel/build.sh" --kernel-src "$repo" --ref HEAD --onto nope --name x
 	assert_equal "$status" 2
-	assert_output "ci/kernel/build.sh: error: --onto nope: not a commit of $repo"
-	run "$ROOT/ci/kernel/build.sh" --kernel-src "$repo" --ref HEAD --name x --base 6.12
+	assert_output "lib/kernel/build.sh: error: --onto nope: not a commit of $repo"
+	run "$ROOT/lib/kernel/build.sh" --kernel-src "$repo" --ref HEAD --name x --base 6.12
 	assert_equal "$status" 2
 	assert_output --partial "--base and --series are for Debian's sources"
-	run "$ROOT/ci/kernel/build.sh" --ref HEAD
+	run "$ROOT/lib/kernel/build.sh" --ref HEAD
 	assert_equal "$status" 2
-	assert_output "ci/kernel/build.sh: error: --ref, --onto, --patches and --name: only with --kernel-src"
-	run "$ROOT/ci/kernel/build.sh" --kernel-src "$repo" --ref HEAD --name original --onto HEAD
+	assert_output "lib/kernel/build.sh: error: --ref, --onto, --patches and --name: only with --kernel-src"
+	run "$ROOT/lib/kernel/build.sh" --kernel-src "$repo" --ref HEAD --name original --onto HEAD
 	assert_equal "$status" 2
-	assert_output "ci/kernel/build.sh: error: --kernel-src $repo: HEAD has no kernel Makefile at its top"
+	assert_output "lib/kernel/build.sh: error: --kernel-src $repo: HEAD has no kernel Makefile at its top"
 	assert_file_not_exists "$BATS_TEST_TMPDIR/cache/kernel/src"
 }
 
@@ -178,9 +178,9 @@ control	$ctl"
 	# The control's two messages, which apply, and a third that cannot.
 	cat "$ROOT/patches/6.12/$CONTROL"/*.patch "$ROOT/test/fixtures/kernel_src/another-tree.patch" >"$m"
 	before=$(test_kernels)
-	run "$ROOT/ci/kernel/build.sh" --kernel-src "$TARBALL" --patches "$m" --name test-bad
+	run "$ROOT/lib/kernel/build.sh" --kernel-src "$TARBALL" --patches "$m" --name test-bad
 	test_kernels_put_back "$before"
 	assert_failure 1
 	assert_line "error: patch failed: arch/x86/kvm/mmu/tdp_mmu.c:1"
-	assert_line --regexp '^ci/kernel/build\.sh: error: patch 3/3 "\[PATCH 3/3\] KVM: x86/mmu: a patch written for another tree" does not apply to linux-source-6\.12\.tar\.xz at arch/x86/kvm/mmu/tdp_mmu\.c:1 \(see /.*/kernel/trees/tar-[0-9a-f]+/test-bad-x86_64\); written for another version than linux-source-6\.12\.tar\.xz\? A series. base-commit: line names its base$'
+	assert_line --regexp '^lib/kernel/build\.sh: error: patch 3/3 "\[PATCH 3/3\] KVM: x86/mmu: a patch written for another tree" does not apply to linux-source-6\.12\.tar\.xz at arch/x86/kvm/mmu/tdp_mmu\.c:1 \(see /.*/kernel/trees/tar-[0-9a-f]+/test-bad-x86_64\); written for another version than linux-source-6\.12\.tar\.xz\? A series. base-commit: line names its base$'
 }

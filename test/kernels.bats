@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The nested kernels every KVM effect test boots, on each base: both
 # arches' originals and each series of patches/BASE on top, from Debian's
-# linux-source-BASE (ci/kernel/build.sh): on x86_64 Debian's own image
+# linux-source-BASE (lib/kernel/build.sh): on x86_64 Debian's own image
 # with KVM built as its modules (cold: 2 to 4 min an original, under a
 # minute a series), on arm64, where KVM cannot be a module, the whole
 # kernel (7 to 12 min an original, about a minute a series).  test/run.sh
@@ -14,12 +14,12 @@ load helpers
 # A cold build on a loaded machine is slow; a hang still ends.
 BATS_TEST_TIMEOUT=2400
 
-# build BASE ARCH [SERIES]: ci/kernel/build.sh, its timings on the TAP output.
+# build BASE ARCH [SERIES]: lib/kernel/build.sh, its timings on the TAP output.
 build() {
 	local b=$1 a=$2 s=${3:-original}
 	# A cold build takes minutes: say which one runs now.
 	echo "# building $b $a $s ($(date +%H:%M:%S))" >&3
-	run "$ROOT/ci/kernel/build.sh" --base "$b" --arch "$a" --series "$s"
+	run "$ROOT/lib/kernel/build.sh" --base "$b" --arch "$a" --series "$s"
 	grep -E 'total|cache hit' <<<"$output" | sed -e 's/^/# /' >&3 || true
 	assert_success
 	assert_file_exists "$(series_image "$s" "$a" "$b")"

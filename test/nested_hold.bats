@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
-# The x86_64 L1's hold (ci/nested/kvm-hold.c): while it lives, a run
+# The x86_64 L1's hold (lib/nested/kvm-hold.c): while it lives, a run
 # rewrites no kernel text, so QEMU's stale-code bug under multi-threaded
 # TCG (docs/findings/nested-qemu-failures.md) has nothing to catch.
 load helpers
@@ -34,7 +34,7 @@ echo "-:kh/tpb" >>$T/kprobe_events'
 @test "the hold's kprobes cover every function a probe table of host/ names" {
 	[[ $ARCH == x86_64 ]] || skip "the hold is the x86_64 L1's"
 	local d=$BATS_TEST_TMPDIR want
-	run "$ROOT/ci/nested/mkinitramfs.sh" --arch x86_64 --out "$d/i.cpio.gz" -- true
+	run "$ROOT/lib/nested/mkinitramfs.sh" --arch x86_64 --out "$d/i.cpio.gz" -- true
 	assert_success
 	(cd "$d" && zcat i.cpio.gz | cpio -id --quiet etc/kvm-hold.probes)
 	# Every "p:mmub/NAME FUNCTION" or "r:..." string of host/, however

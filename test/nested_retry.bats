@@ -1,13 +1,13 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
-# The retry rule (ci/retry.sh, used by test/helpers.bash's mmub and by
-# tools/ab.sh): only ci/nested/run.sh's marker for a failure of the nested
+# The retry rule (lib/retry.sh, used by test/helpers.bash's mmub and by
+# tools/ab.sh): only lib/nested/run.sh's marker for a failure of the nested
 # setup itself is retried, once, announced; never in direct mode, never
 # with an error of mmubench's own in the output.  A fake kvm-exec plays
 # the runs back.
 load helpers
 
-MARKER='ci/nested/run.sh: nested-infra: QEMU was killed (signal 9, KILL) after 12.3 s, before the 600 s timeout: by the OOM killer (dmesg) or a user'
+MARKER='lib/nested/run.sh: nested-infra: QEMU was killed (signal 9, KILL) after 12.3 s, before the 600 s timeout: by the OOM killer (dmesg) or a user'
 
 setup() {
 	FAKE=$BATS_TEST_TMPDIR/fake
@@ -111,9 +111,9 @@ calls() { cat "$FAKE/n"; }
 	assert_output --partial "no count of the runs redone"
 }
 
-# ci/nested/run.sh names how QEMU ended; only a signal from outside gets
+# lib/nested/run.sh names how QEMU ended; only a signal from outside gets
 # the marker.  A fake qemu-system-x86_64 ends itself with the signal.
-@test "ci/nested/run.sh: a QEMU crash is an error, never the marker; a kill from outside is; a kill at the timeout is a timeout" {
+@test "lib/nested/run.sh: a QEMU crash is an error, never the marker; a kill from outside is; a kill at the timeout is a timeout" {
 	local bin=$BATS_TEST_TMPDIR/bin s
 	mkdir -p "$bin"
 	printf '#!/bin/bash\ntrap "" TERM\nsleep "${FAKE_QEMU_SLEEP:-0}"\nkill -"$FAKE_QEMU_SIGNAL" $$\n' >"$bin/qemu-system-x86_64"
@@ -121,22 +121,22 @@ calls() { cat "$FAKE/n"; }
 	: >"$bin/bzImage"
 	for s in ABRT SEGV; do
 		FAKE_QEMU_SIGNAL=$s PATH=$bin:$PATH run --separate-stderr \
-			"$ROOT/ci/nested/run.sh" --kernel "$bin/bzImage" -- true
+			"$ROOT/lib/nested/run.sh" --kernel "$bin/bzImage" -- true
 		assert_equal "$status" 125
-		[[ $stderr =~ "ci/nested/run.sh: error: QEMU crashed (signal "[0-9]+", $s) after "[0-9.]+" s: an emulator failure, which the guest's code may have provoked (not retried)" ]] ||
+		[[ $stderr =~ "lib/nested/run.sh: error: QEMU crashed (signal "[0-9]+", $s) after "[0-9.]+" s: an emulator failure, which the guest's code may have provoked (not retried)" ]] ||
 			fail "$s: $stderr"
 		run nested_infra_failure <<<"$stderr"
 		assert_failure
 	done
 	FAKE_QEMU_SIGNAL=KILL PATH=$bin:$PATH run --separate-stderr \
-		"$ROOT/ci/nested/run.sh" --kernel "$bin/bzImage" -- true
+		"$ROOT/lib/nested/run.sh" --kernel "$bin/bzImage" -- true
 	assert_equal "$status" 125
 	run nested_infra_failure <<<"$stderr"
 	assert_success
 	assert_output --regexp '^QEMU was killed \(signal 9, KILL\) after [0-9.]+ s, before the 600 s timeout: by the OOM killer \(dmesg\) or a user$'
 	# Deaf to TERM, ended by timeout(1)'s KILL 5 s later: a timeout.
 	FAKE_QEMU_SIGNAL=KILL FAKE_QEMU_SLEEP=9 PATH=$bin:$PATH run --separate-stderr \
-		"$ROOT/ci/nested/run.sh" --timeout 1 --kernel "$bin/bzImage" -- true
+		"$ROOT/lib/nested/run.sh" --timeout 1 --kernel "$bin/bzImage" -- true
 	assert_equal "$status" 124
 	[[ $stderr == *"timed out after 1 s"* ]] || fail "$stderr"
 }

@@ -200,7 +200,7 @@ nx-recovery() {
 # phase (its probes placed, the worker let run); before the first and
 # after each, the settings of NX_SCRIPT plus tracing's kprobes and
 # mmubench's instance, which the under-load form uses (the L1 keeps one
-# of its own, ci/nested/kvm-hold.c).
+# of its own, lib/nested/kvm-hold.c).
 LOAD_SCRIPT='
 p=/sys/module/kvm/parameters
 t=/sys/kernel/tracing

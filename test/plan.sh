@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # What "make test" will build and about how long it will take, said
 # before it starts (test/run.sh): the harness and guests, each nested
-# kernel of test/kernels.bats that its cache lacks (ci/kernel/build.sh
+# kernel of test/kernels.bats that its cache lacks (lib/kernel/build.sh
 # --plan, by the key a build writes), and the test files, at the pace of
 # the last whole run on this machine (build/test-results/times.tsv) or,
 # before one, of test/times.tsv.
@@ -59,7 +59,7 @@ plan_say() { # ROOT TIER
 			lo=$(echo "$lo + $l" | bc) hi=$(echo "$hi + $h" | bc)
 			printf '# kernel %-6s %-7s %-42s %s, %s-%s min\n' "$b" "$a" "$name" \
 				"$(plan_what "$kind" "$name")" "$l" "$h"
-		done < <("$root/ci/kernel/build.sh" --plan --base "$b" --arch "$a" --series "$s" 2>&1 ||
+		done < <("$root/lib/kernel/build.sh" --plan --base "$b" --arch "$a" --series "$s" 2>&1 ||
 			echo "? $s cannot-plan")
 	done < <(plan_kernels "$root")
 	((${#seen[@]})) || echo "# kernels: every one of test/kernels.bats is cached"

@@ -43,18 +43,18 @@ ZAP=(zap --zap same:256k -v 1 -b 8m --zap-pause 50000 --zap-count 21)
 }
 
 @test "nested --clock: bad input is one line, exit 2, before anything boots" {
-	run "$ROOT/ci/nested/run.sh" --clock icount:11 -- true
+	run "$ROOT/lib/nested/run.sh" --clock icount:11 -- true
 	assert_equal "$status" 2
-	assert_output "ci/nested/run.sh: error: --clock icount:11: SHIFT is 0..10 (2^SHIFT ns an instruction)"
-	run "$ROOT/ci/nested/run.sh" --clock tsc -- true
+	assert_output "lib/nested/run.sh: error: --clock icount:11: SHIFT is 0..10 (2^SHIFT ns an instruction)"
+	run "$ROOT/lib/nested/run.sh" --clock tsc -- true
 	assert_equal "$status" 2
-	assert_output "ci/nested/run.sh: error: --clock tsc: accepted: host, icount, icount:SHIFT (SHIFT 0..10)"
-	run "$ROOT/ci/nested/run.sh" --arch x86_64 --clock icount --smp 2 -- true
+	assert_output "lib/nested/run.sh: error: --clock tsc: accepted: host, icount, icount:SHIFT (SHIFT 0..10)"
+	run "$ROOT/lib/nested/run.sh" --arch x86_64 --clock icount --smp 2 -- true
 	assert_equal "$status" 2
-	assert_output "ci/nested/run.sh: error: --smp 2: with --clock icount the x86_64 L1 has one CPU (QEMU 7.2 never finishes booting a second one under icount)"
+	assert_output "lib/nested/run.sh: error: --smp 2: with --clock icount the x86_64 L1 has one CPU (QEMU 7.2 never finishes booting a second one under icount)"
 	run "$ROOT/tools/ab.sh" --series original --arch x86_64 --clock icount --smp 4 -- zap
 	assert_equal "$status" 2
-	assert_output "tools/ab.sh: error: --smp 4: with --clock icount the x86_64 L1 has one CPU (ci/nested/run.sh)"
+	assert_output "tools/ab.sh: error: --smp 4: with --clock icount the x86_64 L1 has one CPU (lib/nested/run.sh)"
 	# The machine's own /dev/kvm has only its own clock.
 	run env MMUBENCH_KVM=direct "$ROOT/tools/kvm-exec.sh" --clock icount "$MMUBENCH" "$GUEST" touch
 	assert_equal "$status" 2

@@ -42,3 +42,33 @@ fake_tree() {
 	assert_failure
 	assert_line 'check-includes: host/x includes "../guest/guest.h", which is not in host/'
 }
+
+# The scripts' rooms (docs/design.md): a user's tool sources nothing of
+# CI's pipeline, the pipeline nothing of the tools, and what both share
+# (lib/) neither: a sourced path that names the other folder breaks it.
+sources_across() { # DIR: "FILE: LINE" for each source of a forbidden folder
+	local d=$1 f
+	git -C "$ROOT" ls-files "$d" | while read -r f; do
+		[[ $f == *.sh || $(head -c 64 "$ROOT/$f") == '#!'*sh* ]] || continue
+		grep -nE '^[[:space:]]*(source|\.)[[:space:]]' "$ROOT/$f" | while IFS= read -r l; do
+			case $d in
+			tools) [[ ! $l =~ ci/ ]] ;;
+			ci) [[ ! $l =~ tools/ ]] ;;
+			lib) [[ ! $l =~ (ci|tools)/ ]] ;;
+			esac || echo "$f: $l"
+		done
+	done
+}
+
+@test "scripts: tools/ and ci/ source nothing of each other, lib/ neither" {
+	local d bad=
+	for d in tools ci lib; do
+		bad+=$(sources_across "$d")
+	done
+	[[ -z $bad ]] || fail "sourced across the rooms: $bad"
+	# The rule has something to hold: each room sources lib/.
+	run grep -rlE '^[[:space:]]*source .*lib/preamble\.sh' "$ROOT/tools" "$ROOT/ci"
+	assert_success
+	assert_output --partial "$ROOT/tools/ab.sh"
+	assert_output --partial "$ROOT/ci/nightly"
+}

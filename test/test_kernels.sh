@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
-# The test-only kernels in the kernel cache (ci/kernel/build.sh's
+# The test-only kernels in the kernel cache (lib/kernel/build.sh's
 # trees/BASE/SERIES-ARCH for the series of test/series, all named
 # test-*), for test/helpers.bash and test/run.sh.
 

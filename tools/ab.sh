@@ -19,10 +19,10 @@
 # side), as in "tools/ab.sh --kernel 6.1 --series NAME zap ... --repeat 5";
 # after "--" every word is the scenario's.
 # --runs adds every run's value to the comparison (seed 002's table).
-# --full builds every x86_64 kernel whole (ci/kernel/build.sh --full), where
+# --full builds every x86_64 kernel whole (lib/kernel/build.sh --full), where
 # a series changes more than KVM's modules; arm64's always are.
 # --clock icount[:SHIFT] boots every kernel with its clocks counting
-# instructions (ci/nested/run.sh): deterministic time, one L1 CPU on
+# instructions (lib/nested/run.sh): deterministic time, one L1 CPU on
 # x86_64; every run's env.clock says which.
 #
 # Every run's JSON and output stay in DIR (default ./ab-NAME-DATE):
@@ -30,7 +30,7 @@
 #   A.json B.json [C.json ...]      each side's runs in one document
 #   compare.txt compare.json        "mmubench compare A.json B.json ..."
 #   time.txt                        where the time went
-#   runs/SIDE-I.log.failed          a run redone once (ci/retry.sh)
+#   runs/SIDE-I.log.failed          a run redone once (lib/retry.sh)
 # --series original is an A/A run: the noise floor of the setup.
 #
 # --kernel-src SRC is the user's own kernel instead of a base and
@@ -38,18 +38,18 @@
 # or a source tarball, each side a folder of *.patch or an mbox, or
 # nothing for the tarball as it is (--sides original=,v2=v2.mbox).  The
 # first side is A and every other is built on it, incrementally
-# (ci/kernel/build.sh --kernel-src); sides.txt says what each side was.
+# (lib/kernel/build.sh --kernel-src); sides.txt says what each side was.
 set -euo pipefail
 
 prog=tools/ab.sh
-# shellcheck source=ci/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/../ci/lib.sh"
-# shellcheck source=ci/retry.sh
-source "$repo/ci/retry.sh"
-# shellcheck source=tools/ab-common.sh
-source "$here/ab-common.sh"
-# shellcheck source=ci/kernel/source.sh
-source "$repo/ci/kernel/source.sh"	# kernel_bases, kernel_base
+# shellcheck source=lib/preamble.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/preamble.sh"
+# shellcheck source=lib/retry.sh
+source "$repo/lib/retry.sh"
+# shellcheck source=lib/ab-common.sh
+source "$repo/lib/ab-common.sh"
+# shellcheck source=lib/kernel/source.sh
+source "$repo/lib/kernel/source.sh"	# kernel_bases, kernel_base
 host_arch=$(uname -m | sed -e 's/aarch64/arm64/')
 arch=$host_arch series='' repeat=5 out='' bin='' guest='' clock=host smp=''
 kernel_base 6.1
@@ -107,7 +107,7 @@ if [[ -z $ksrc_arg ]]; then
 		die "--series $series: at most 7 series (8 kernels with the original)" 2
 fi
 [[ $clock == host || $arch != x86_64 || -z $smp || $smp == 1 ]] ||
-	die "--smp $smp: with --clock $clock the x86_64 L1 has one CPU (ci/nested/run.sh)" 2
+	die "--smp $smp: with --clock $clock the x86_64 L1 has one CPU (lib/nested/run.sh)" 2
 [[ $repeat =~ ^[1-9][0-9]*$ ]] || die "--repeat $repeat: expected a number >= 1" 2
 (($#)) || die "no scenario after --: e.g. -- zap --zap same4 -v 2 -b 32m" 2
 # Without "--", a --repeat among the scenario's options is ab's: boots.
@@ -215,7 +215,7 @@ progress_erase() {
 }
 
 # One boot per run; A is always the original kernel.  A run that failed
-# for the nested setup's own reason (ci/retry.sh) is redone once, and
+# for the nested setup's own reason (lib/retry.sh) is redone once, and
 # said so; any other failure ends the experiment.
 redone=()
 one_run() { # SIDE INDEX

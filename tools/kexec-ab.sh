@@ -4,7 +4,7 @@
 # A/B by kexec: what tools/ab.sh does in QEMU, on the machine itself.  Each
 # run boots its kernel by kexec, the original (A) and the one with
 # patches/NAME (B) alternating A B A B, with the nested runner's
-# initramfs (ci/nested/mkinitramfs.sh); its /init runs the scenario,
+# initramfs (lib/nested/mkinitramfs.sh); its /init runs the scenario,
 # stores the JSON and the kernel's identity on a results device
 # (tools/kexec/slots.sh), then kexecs back into the machine's own kernel, or
 # reboots, where a systemd unit resumes the job.  At the end the runs are
@@ -42,7 +42,7 @@
 # initramfs, which kexecs back into them; --back reboot reboots instead.
 # --resume goes on with the job in JOB_DIR (default: the one named in
 # /var/lib/mmubench/kexec-ab.job): the next step, or the end.
-# --nested is the same in the nested setup (x86_64): ci/nested/run.sh
+# --nested is the same in the nested setup (x86_64): lib/nested/run.sh
 # boots the original kernel with a results disk; inside, "--resume"
 # kexecs into each step's kernel and back; the results are read here.
 #
@@ -54,14 +54,14 @@
 set -euo pipefail
 
 prog=tools/kexec-ab.sh
-# shellcheck source=ci/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/../ci/lib.sh"
-# shellcheck source=tools/ab-common.sh
-source "$here/ab-common.sh"
+# shellcheck source=lib/preamble.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/preamble.sh"
+# shellcheck source=lib/ab-common.sh
+source "$repo/lib/ab-common.sh"
 # shellcheck source=tools/kexec/slots.sh
 source "$here/kexec/slots.sh"
-# shellcheck source=ci/kernel/source.sh
-source "$repo/ci/kernel/source.sh"	# kernel_bases, kernel_base
+# shellcheck source=lib/kernel/source.sh
+source "$repo/lib/kernel/source.sh"	# kernel_bases, kernel_base
 host_arch=$(uname -m | sed -e 's/aarch64/arm64/')
 arch=$host_arch
 kernel_base 6.1
@@ -351,7 +351,7 @@ write_job() { # SCENARIO...
 		[[ $s == A ]] && k=${kernel_image[$name_a]} || k=${kernel_image[$name_b]}
 		cp "$k" "$job/kernel-$s"
 		# KVM as modules on Debian's image: each kernel boots with its
-		# own (mmubench.modules, ci/nested/mkinitramfs.sh).
+		# own (mmubench.modules, lib/nested/mkinitramfs.sh).
 		rm -rf "$job/modules-$s"
 		[[ ! -f ${k%/arch/*}/mmubench-modules/load ]] ||
 			cp -a "${k%/arch/*}/mmubench-modules" "$job/modules-$s"
@@ -413,18 +413,18 @@ nested() {
 	# One initramfs for every kernel: L1's, each step's, L1's again.
 	disp='if grep -q "mmubench\.step=" /proc/cmdline; then exec sh /root/tools/kexec/step.sh; fi
 exec bash /root/tools/kexec-ab.sh --resume /root/job --yes-kexec-this-machine'
-	say "L1 ($series, $((2 * repeat)) kexec steps): ci/nested/run.sh, output in $out/l1.log"
+	say "L1 ($series, $((2 * repeat)) kexec steps): lib/nested/run.sh, output in $out/l1.log"
 	t0=$EPOCHREALTIME
-	"$repo/ci/nested/run.sh" --arch x86_64 --kernel "$job/kernel-A" \
+	"$repo/lib/nested/run.sh" --arch x86_64 --kernel "$job/kernel-A" \
 		${modules_a:+--modules "$modules_a"} \
 		--mem "$mem" --timeout "$timeout" ${verbose:+"$verbose"} --disk "$img" \
 		--file "$bin:/root/mmubench" --file "$guest:/root/guest.elf" \
 		--file "$(command -v kexec):/root/kexec" --file /bin/bash:/bin/bash \
 		--file "$repo/tools/kexec-ab.sh:/root/tools/kexec-ab.sh" \
-		--file "$repo/ci/lib.sh:/root/ci/lib.sh" \
-		--file "$repo/tools/ab-common.sh:/root/tools/ab-common.sh" \
-		--file "$repo/ci/kernel/source.sh:/root/ci/kernel/source.sh" \
-		--file "$repo/ci/kernel/user-source.sh:/root/ci/kernel/user-source.sh" \
+		--file "$repo/lib/preamble.sh:/root/lib/preamble.sh" \
+		--file "$repo/lib/ab-common.sh:/root/lib/ab-common.sh" \
+		--file "$repo/lib/kernel/source.sh:/root/lib/kernel/source.sh" \
+		--file "$repo/lib/kernel/user-source.sh:/root/lib/kernel/user-source.sh" \
 		--file "$repo/tools/kexec:/root/tools/kexec" \
 		--file "$job:/root/job" --file "$job/then:/then" \
 		-- sh -c "$disp" >"$out/l1.log" 2>&1 || rc=$?
@@ -527,7 +527,7 @@ if [[ $back == kexec ]]; then
 	done
 	cat /proc/cmdline >"$job/back/cmdline"
 fi
-clock "step initramfs" "$repo/ci/nested/mkinitramfs.sh" --arch "$arch" --out "$initrd" \
+clock "step initramfs" "$repo/lib/nested/mkinitramfs.sh" --arch "$arch" --out "$initrd" \
 	--file "$bin:/root/mmubench" --file "$guest:/root/guest.elf" \
 	--file "$(command -v kexec):/root/kexec" \
 	--file "$repo/tools/kexec:/root/tools/kexec" \

@@ -3,7 +3,7 @@
 #
 # Run mmubench where /dev/kvm works: here if this machine has a usable
 # /dev/kvm of the right architecture, otherwise inside the nested kernel
-# under QEMU (ci/nested/run.sh).  A --json FILE among the arguments is
+# under QEMU (lib/nested/run.sh).  A --json FILE among the arguments is
 # written on this side, atomically, in both cases.
 #
 #   tools/kvm-exec.sh [--arch A] [--smp N] [--mem SIZE] [--cpu MODEL]
@@ -22,8 +22,8 @@ set -euo pipefail
 
 prog=tools/kvm-exec.sh
 die_status=2
-# shellcheck source=ci/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/../ci/lib.sh"
+# shellcheck source=lib/preamble.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/preamble.sh"
 arch=$(uname -m | sed -e 's/aarch64/arm64/')
 host_arch=$arch
 nested=()
@@ -128,7 +128,7 @@ if [[ $script ]]; then
 		exit "$rc"
 	fi
 	[[ $mode == nested ]] || die "MMUBENCH_KVM=$mode: accepted: direct, nested, auto"
-	exec "$repo/ci/nested/run.sh" --arch "$arch" "${nested[@]}" \
+	exec "$repo/lib/nested/run.sh" --arch "$arch" "${nested[@]}" \
 		--file "$bin:/root/mmubench" --file "$guest:/root/guest.elf" \
 		"${files[@]}" -- sh -c 'mmubench() { /root/mmubench "$@" --guest /root/guest.elf; }
 '"$script"
@@ -147,7 +147,7 @@ exit $rc'
 out=$(mktemp "${TMPDIR:-/tmp}/mmub-out.XXXXXX")
 trap 'rm -f "$out" "$out.json"' EXIT
 rc=0
-"$repo/ci/nested/run.sh" --arch "$arch" "${nested[@]}" \
+"$repo/lib/nested/run.sh" --arch "$arch" "${nested[@]}" \
 	--file "$bin:/root/mmubench" --file "$guest:/root/guest.elf" \
 	-- sh -c "$inner" sh "${args[@]}" >"$out" || rc=$?
 awk '/^@@MMUB-JSON@@$/ { exit } { print }' "$out"

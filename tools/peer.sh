@@ -60,7 +60,7 @@
 #   --runs R        runs of each, alternating peer, mmubench (4: Mann-Whitney
 #                   needs 4 a side to reach 95 %)
 #   --out DIR       the files (default ./peer-ARCH-DATE)
-#   --mem SIZE, --timeout SEC   ci/nested/run.sh's (2G, 600 + 120 a run)
+#   --mem SIZE, --timeout SEC   lib/nested/run.sh's (2G, 600 + 120 a run)
 #   --build-only    build the peer (cached) and print its path
 #
 # mmubench runs with --no-populate and --no-latency: the peer neither
@@ -91,18 +91,18 @@
 #
 # The peer is built statically (aarch64-linux-gnu-gcc for arm64) in
 # ${MMUBENCH_CACHE:-~/.cache/mmubench}/kernel/peer-ARCH: a `cp -al` of the
-# pristine source (ci/kernel/source.sh), every output in its ./build;
+# pristine source (lib/kernel/source.sh), every output in its ./build;
 # rebuilt when the source, the compiler or the recipe below changes.
 # MMUBENCH_KVM=direct runs both on this machine's /dev/kvm instead.
 set -euo pipefail
 
 prog=tools/peer.sh
-# shellcheck source=ci/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/../ci/lib.sh"
-# shellcheck source=ci/kernel/source.sh
-source "$repo/ci/kernel/source.sh"	# kernel_base, kernel_source (sets src_id)
-# shellcheck source=ci/retry.sh
-source "$repo/ci/retry.sh"
+# shellcheck source=lib/preamble.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/preamble.sh"
+# shellcheck source=lib/kernel/source.sh
+source "$repo/lib/kernel/source.sh"	# kernel_base, kernel_source (sets src_id)
+# shellcheck source=lib/retry.sh
+source "$repo/lib/retry.sh"
 cache=${MMUBENCH_CACHE:-$HOME/.cache/mmubench}/kernel
 host_arch=$(uname -m | sed -e 's/aarch64/arm64/')
 arch=$host_arch vcpus=2 size=64m iterations=2 mode=clear-init-set runs=4

@@ -46,8 +46,8 @@ set -uo pipefail
 
 prog=tools/resolution.sh
 die_status=2
-# shellcheck source=ci/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/../ci/lib.sh"
+# shellcheck source=lib/preamble.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/preamble.sh"
 grades=5,10,25,50,100 repeat=10 at=5,10 out='' from=''
 metrics=kernel_zap_iqm_us,kernel_zap_p50_us,kernel_zap_total_ms,zap_total_ms,madvise_p50_us
 ab_opts=()

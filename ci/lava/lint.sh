@@ -15,8 +15,8 @@ set -euo pipefail
 
 prog=ci/lava/lint.sh
 version=2.9.1
-# shellcheck source=ci/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+# shellcheck source=lib/preamble.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../lib/preamble.sh"
 # shellcheck source=ci/npm-module.sh
 source "$here/../npm-module.sh"
 

@@ -38,8 +38,8 @@
 set -uo pipefail
 
 prog=ci/lava/run.sh
-# shellcheck source=ci/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+# shellcheck source=lib/preamble.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../lib/preamble.sh"
 label='' only='' repeat=5 out='' results=''
 mmub=${MMUBENCH:-$repo/build/mmubench}
 

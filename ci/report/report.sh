@@ -34,8 +34,8 @@ set -euo pipefail
 # The name the page and the messages have always given it (ci/nightly's
 # logs, the tests): the script moved to ci/report/, its output did not.
 prog=ci/report/report.sh
-# shellcheck source=ci/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+# shellcheck source=lib/preamble.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../lib/preamble.sh"
 out='' trend=30 nights=()
 mmub=${MMUBENCH:-$repo/build/mmubench}
 

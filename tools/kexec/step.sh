@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # One step of tools/kexec-ab.sh, inside the kernel under test (busybox sh):
-# the command of its initramfs (ci/nested/mkinitramfs.sh's /init runs it).
+# the command of its initramfs (lib/nested/mkinitramfs.sh's /init runs it).
 #
 #   step.sh          run the scenario of /root/job/scenario.sh, store the
 #                    result and the kernel's identity in the slot that
@@ -49,7 +49,7 @@ uptime_s() { cut -d' ' -f1 /proc/uptime; }
 # What the kernel itself says it is, and what the orchestrator meant.
 identity() { # UPTIME_AT_START RC
 	echo "release $(uname -r)"
-	# KVM as a module names its series (ci/kernel/modules.sh).
+	# KVM as a module names its series (lib/kernel/modules.sh).
 	[ ! -f /sys/module/kvm/version ] || echo "kvm_module $(cat /sys/module/kvm/version)"
 	echo "version $(cat /proc/version)"
 	echo "side $(arg side)"

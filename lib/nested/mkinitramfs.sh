@@ -4,7 +4,7 @@
 # Make the initramfs of the nested (L1) kernel: static busybox, an /init
 # and the caller's files, as a gzip'd newc cpio.
 #
-#   ci/nested/mkinitramfs.sh --arch x86_64|arm64 --out FILE.cpio.gz
+#   lib/nested/mkinitramfs.sh --arch x86_64|arm64 --out FILE.cpio.gz
 #                            [--cpus LIST] [--modules DIR] [--file SRC[:DEST]]...
 #                            [-- CMD [ARGS...]]
 #
@@ -15,7 +15,7 @@
 # runs on those CPUs only (taskset -c LIST): see run.sh for why.
 # A file /then (--file SRC:/then) is run by /init last, before it powers
 # off: the way back of a tools/kexec-ab.sh step.
-# --modules DIR is a kernel's modules (ci/kernel/modules.sh: KVM built on
+# --modules DIR is a kernel's modules (lib/kernel/modules.sh: KVM built on
 # Debian's image): /init loads those DIR/load names, in order, before it
 # looks for /dev/kvm, each with its parameters from the kernel's command
 # line (kvm.nx_huge_pages=force), as modprobe would.
@@ -26,7 +26,7 @@
 # @@MMUBENCH:STDOUT@@ / @@MMUBENCH:STDERR@@ / @@MMUBENCH:EXIT=N@@.
 set -euo pipefail
 
-prog=ci/nested/mkinitramfs.sh
+prog=lib/nested/mkinitramfs.sh
 cache=${MMUBENCH_CACHE:-$HOME/.cache/mmubench}
 arch=
 out=
@@ -36,8 +36,8 @@ modules=
 
 cmd=()
 
-# shellcheck source=ci/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+# shellcheck source=lib/preamble.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../preamble.sh"
 
 usage() { # [STATUS]: 0 for --help, on stdout
 	local fd=2
@@ -165,7 +165,7 @@ if [[ $cpus ]]; then
 	echo "$cpus" >"$root/cpus"
 fi
 if [[ $modules ]]; then
-	[[ -f $modules/load ]] || die "--modules $modules: no file 'load' there (ci/kernel/modules.sh makes one)"
+	[[ -f $modules/load ]] || die "--modules $modules: no file 'load' there (lib/kernel/modules.sh makes one)"
 	mkdir -p "$root/lib/modules"
 	cp -a "$modules" "$root/lib/modules/mmubench"
 	while IFS= read -r m; do
@@ -227,7 +227,7 @@ off() {
 	reboot -f	# only if poweroff could not; panic=-1 is the last resort
 }
 
-# KVM as modules (ci/kernel/modules.sh): each with the parameters the
+# KVM as modules (lib/kernel/modules.sh): each with the parameters the
 # kernel's command line gives its name (kvm.nx_huge_pages=force,
 # kvm_amd.npt=0 or kvm-amd.npt=0), as modprobe passes them.  A kernel
 # that another one kexecs into (tools/kexec-ab.sh) boots this initramfs
@@ -252,7 +252,7 @@ fi
 # x86_64 under QEMU's TCG: what a run would rewrite in the kernel's text
 # held from here on (kvm-hold.c); what it skipped is in /tmp/kvm-hold.log.
 if [ -x /bin/kvm-hold ] && ! /bin/kvm-hold $(cat /etc/kvm-hold.probes) 2>/tmp/kvm-hold.log; then
-	echo "@@MMUBENCH:WARN@@ kvm-hold failed: L1 may hang under TCG (ci/nested/kvm-hold.c)"
+	echo "@@MMUBENCH:WARN@@ kvm-hold failed: L1 may hang under TCG (lib/nested/kvm-hold.c)"
 fi
 
 # The other CPUs come up only now: run.sh boots an x86_64 L1 with

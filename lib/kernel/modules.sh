@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
 # An x86_64 nested kernel of the kind "modules": Debian's image of the
-# base (ci/kernel/debian.sh) and KVM built from the base's source as its
+# base (lib/kernel/debian.sh) and KVM built from the base's source as its
 # modules, with the image's config and a series' patches.  Its tree is
 # named as a whole build's (trees/BASE/SERIES-x86_64) and holds:
 #   build/                        modules_prepare with the image's config
@@ -62,11 +62,11 @@ modules_configure() {
 modules_id() { # SERIES
 	local d=$tree/arch/x86/kvm c
 	c=$(printf '%s\n' '// SPDX-License-Identifier: GPL-2.0' \
-		'/* Written by mmubench'\''s ci/kernel/build.sh: the series of this kvm.ko. */' \
+		'/* Written by mmubench'\''s lib/kernel/build.sh: the series of this kvm.ko. */' \
 		'#include <linux/module.h>' "MODULE_VERSION(\"mmub-$1\");")
 	[[ ! -e $d/Kbuild || -f $d/.mmubench-kbuild ]] ||
 		die "arch/x86/kvm/Kbuild exists in $src_desc: mmubench cannot name the module's series beside it"
-	printf '%s\n' '# Written by ci/kernel/build.sh: KVM'\''s Makefile and the series'\''s name.' \
+	printf '%s\n' '# Written by lib/kernel/build.sh: KVM'\''s Makefile and the series'\''s name.' \
 		'include $(src)/Makefile' 'kvm-y += mmubench_id.o' >"$d/Kbuild"
 	: >"$d/.mmubench-kbuild"
 	[[ -f $d/mmubench_id.c && $(<"$d/mmubench_id.c") == "$c" ]] ||

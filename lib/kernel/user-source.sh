@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
-# The user's own kernel for ci/kernel/build.sh --kernel-src: a git tree
+# The user's own kernel for lib/kernel/build.sh --kernel-src: a git tree
 # at a commit, or a source tarball, and what a side adds to it (another
 # commit of the tree, or a folder of patches or an mbox as git
 # format-patch and b4 write them).

@@ -6,16 +6,16 @@
 # patches/BASE/NAME/*.patch.  Two kinds:
 #   modules  x86_64's default: Debian's own image of the base, and KVM
 #            built from the source as its modules, with the image's config
-#            and the series (ci/kernel/modules.sh): about 2 minutes cold,
+#            and the series (lib/kernel/modules.sh): about 2 minutes cold,
 #            20 s a series, for a series that changes KVM only;
 #   full     arm64's (KVM cannot be a module there), and x86_64's with
-#            --full: `make tinyconfig` + ci/kernel/ARCH.config (+
-#            ci/kernel/BASE/ARCH.config where the base needs more), the
+#            --full: `make tinyconfig` + lib/kernel/ARCH.config (+
+#            lib/kernel/BASE/ARCH.config where the base needs more), the
 #            whole kernel (4 to 13 minutes cold).
 #
-#   ci/kernel/build.sh [--base 6.1|6.12] [--arch x86_64|arm64] [--series NAME] [--full] [--plan]
-#   ci/kernel/build.sh [--arch A] [--full] --kernel-src GIT-TREE --ref REF [--onto REF0] --name NAME
-#   ci/kernel/build.sh [--arch A] [--full] --kernel-src TARBALL [--patches DIR|MBOX] --name NAME
+#   lib/kernel/build.sh [--base 6.1|6.12] [--arch x86_64|arm64] [--series NAME] [--full] [--plan]
+#   lib/kernel/build.sh [--arch A] [--full] --kernel-src GIT-TREE --ref REF [--onto REF0] --name NAME
+#   lib/kernel/build.sh [--arch A] [--full] --kernel-src TARBALL [--patches DIR|MBOX] --name NAME
 #
 # --plan builds nothing: it prints, for the base's original and the
 # series, "KIND original|SERIES cached|to build" a line (test/run.sh
@@ -26,7 +26,7 @@
 # (CONFIG_LOCALVERSION), e.g. 6.1.192-mmub-original, 6.12.117-mmub-NAME;
 # Debian's image keeps its release and kvm.ko says mmub-SERIES.
 # Everything lives in ${MMUBENCH_CACHE:-$HOME/.cache/mmubench}/kernel:
-#   src/linux-BASE/           pristine source, unpacked once (ci/kernel/source.sh)
+#   src/linux-BASE/           pristine source, unpacked once (lib/kernel/source.sh)
 #   trees/BASE/SERIES-ARCH/   `cp -al` of it (+ patches), build dir in ./build
 #                             (x86_64 --full: SERIES-x86_64-full)
 #   debian/PACKAGE_VERSION/   Debian's image of a base, for the modules kind
@@ -36,19 +36,19 @@
 # series' build dir seeded from the original's then only recompiles the
 # files the patches touched.
 #
-# With --kernel-src the kernel is the user's (ci/kernel/user-source.sh):
+# With --kernel-src the kernel is the user's (lib/kernel/user-source.sh):
 # a git tree's commit REF, as a diff from REF0 (default REF) built on
 # REF0's tree, or a tarball with the patches of a folder or an mbox,
 # released as VERSION-mmub-NAME.  The base is the source's
-# VERSION.PATCHLEVEL, whose fragment ci/kernel/BASE/ARCH.config is used
+# VERSION.PATCHLEVEL, whose fragment lib/kernel/BASE/ARCH.config is used
 # where there is one.  On x86_64 a source that is Debian's
-# linux-source-BASE (ci/kernel/user-source.sh says when) is of the
+# linux-source-BASE (lib/kernel/user-source.sh says when) is of the
 # modules kind like the bases; any other is built whole.
 set -euo pipefail
 
-prog=ci/kernel/build.sh
-# shellcheck source=ci/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+prog=lib/kernel/build.sh
+# shellcheck source=lib/preamble.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../preamble.sh"
 # shellcheck source=source.sh
 source "$here/source.sh"	# kernel_base, kernel_source (sets src_id)
 # shellcheck source=user-source.sh
@@ -66,7 +66,7 @@ trap '[[ -z $split_dir ]] || rm -rf "$split_dir"' EXIT
 
 
 usage() { # [STATUS]: 0 for --help, on stdout
-	usage_exit "${1:-2}" '/^#   ci\/kernel\/build.sh/s/^#  //p'
+	usage_exit "${1:-2}" '/^#   lib\/kernel\/build.sh/s/^#  //p'
 }
 
 while (($#)); do
@@ -225,7 +225,7 @@ verify_config() { # [SERIES]
 	[[ -z ${1:-} ]] || grep -qxF "CONFIG_LOCALVERSION=\"-mmub-$1\"" "$tree/build/.config" ||
 		missing+=(CONFIG_LOCALVERSION)
 	((${#absent[@]} == 0)) ||
-		die "$src_desc has no such option: ${absent[*]}; move it to a fragment of the bases that have it (ci/kernel/BASE/$arch.config)"
+		die "$src_desc has no such option: ${absent[*]}; move it to a fragment of the bases that have it (lib/kernel/BASE/$arch.config)"
 	((${#missing[@]} == 0)) ||
 		die "not in the final .config (unmet dependency?): ${missing[*]}; fix ${fragments[*]#"$repo"/}"
 }

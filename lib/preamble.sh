@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
-# The preamble every script of ci/ shares, sourced after it set prog
-# (its name in messages, "tools/ab.sh"):
+# The preamble every script of ci/, tools/ and lib/ shares, sourced
+# after it set prog (its name in messages, "tools/ab.sh"):
 #
 #   here, repo       the script's folder and the repository, absolute
 #   die MSG [STATUS] "$prog: error: MSG" on stderr, then exit STATUS
@@ -16,7 +16,7 @@
 here=$(cd "$(dirname "${BASH_SOURCE[1]}")" && pwd)
 # shellcheck disable=SC2034
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-: "${prog:?ci/lib.sh: the script sets prog before sourcing it}"
+: "${prog:?lib/preamble.sh: the script sets prog before sourcing it}"
 
 die() { echo "$prog: error: $1" >&2; exit "${2:-${die_status:-1}}"; }
 usage_die() { echo "$prog: error: $*" >&2; exit 2; }

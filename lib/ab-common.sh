@@ -6,8 +6,8 @@
 # leave the same files.  Sourced; the caller sets prog, repo, arch,
 # host_arch, base, series, repeat, and die() (MESSAGE [STATUS]).
 # shellcheck disable=SC2154,SC2034 # those globals, set before use
-# shellcheck source=ci/kernel/user-source.sh
-source "$repo/ci/kernel/user-source.sh"	# kernel_src_kind
+# shellcheck source=lib/kernel/user-source.sh
+source "$repo/lib/kernel/user-source.sh"	# kernel_src_kind
 
 declare -A took=()
 order=()
@@ -24,7 +24,7 @@ clock() { # NAME CMD...: time CMD, added to NAME
 }
 
 # A series a run may name: a folder of patches/BASE (or MMUBENCH_PATCHES, as
-# ci/kernel/build.sh reads it), or original.
+# lib/kernel/build.sh reads it), or original.
 ab_check_series() { # NAME
 	local pdir=${MMUBENCH_PATCHES:-$repo/patches}/$base
 	[[ $1 == original || -d $pdir/$1 ]] ||
@@ -32,7 +32,7 @@ ab_check_series() { # NAME
 }
 
 # --kernel-src SRC --sides NAME=WHAT,...: the user's own kernel
-# (ci/kernel/build.sh --kernel-src), side NAME built from WHAT.  For a
+# (lib/kernel/build.sh --kernel-src), side NAME built from WHAT.  For a
 # git tree WHAT is a ref, resolved to its commit here, once, before any
 # build; every side is built on the first side's commit as the diff
 # from it.  For a tarball WHAT is a folder of *.patch or an mbox, or
@@ -146,7 +146,7 @@ ab_harness() {
 	[[ -r $guest ]] || die "--guest $guest: cannot read it"
 }
 
-# ab_build_args SIDE: ci/kernel/build.sh's options for the side's kernel,
+# ab_build_args SIDE: lib/kernel/build.sh's options for the side's kernel,
 # in build_args; kernel_full=1 builds every side whole (--full).
 kernel_full=0
 ab_build_args() {
@@ -162,15 +162,15 @@ ab_build_args() {
 	((!kernel_full)) || build_args+=(--full)
 }
 
-# ab_kernel SIDE: ci/kernel/build.sh, its log in DIR/build-SIDE.log; the
+# ab_kernel SIDE: lib/kernel/build.sh, its log in DIR/build-SIDE.log; the
 # image's path in kernel_image[SIDE].  With --kernel-src, base is set
 # from the kernel built (its release).
 declare -A kernel_image=()
 ab_kernel() {
 	local log=$out/build-$1.log release
 	ab_build_args "$1"
-	echo "$prog: kernel $1 (${ksrc:-$base}, $arch): ci/kernel/build.sh, log in $log" >&2
-	clock "kernel $1" "$repo/ci/kernel/build.sh" --arch "$arch" "${build_args[@]}" \
+	echo "$prog: kernel $1 (${ksrc:-$base}, $arch): lib/kernel/build.sh, log in $log" >&2
+	clock "kernel $1" "$repo/lib/kernel/build.sh" --arch "$arch" "${build_args[@]}" \
 		>"$log" 2>&1 ||
 		{ tail -n 20 "$log" >&2; die "kernel $1 did not build; see $log"; }
 	kernel_image[$1]=$(tail -n1 "$log")

@@ -5,7 +5,7 @@
 # (linux-image-ABI-cloud-amd64, the flavour for virtual machines, which
 # reaches /init in 3 s under QEMU TCG), its config, and the symbols it
 # exports to modules (from linux-headers-ABI-cloud-amd64).  KVM is a
-# module there (CONFIG_KVM=m), so ci/kernel/build.sh builds only kvm.ko
+# module there (CONFIG_KVM=m), so lib/kernel/build.sh builds only kvm.ko
 # and kvm-amd.ko from the source, with that config and a series' patches:
 # a minute where the whole kernel takes ten.
 #

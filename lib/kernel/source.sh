@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The pristine kernel source of a base, unpacked once under the cache and
 # never written to afterwards: every build works in a `cp -al` of it.
-# Sourced by ci/kernel/build.sh (the L1 kernels) and tools/peer.sh (the
+# Sourced by lib/kernel/build.sh (the L1 kernels) and tools/peer.sh (the
 # selftest).
 #
 # The bases are Debian's source packages, one per LTS line mmubench

@@ -5,7 +5,7 @@
 # stdout, stderr, exit status and quoting come back exactly, a dynamically
 # linked ASan binary runs, and hugetlb/THP are settable.
 #
-#   ci/nested/selftest.sh [--arch x86_64|arm64] [run.sh options...]
+#   lib/nested/selftest.sh [--arch x86_64|arm64] [run.sh options...]
 #
 # Prints one line per check and "N passed, N failed" last.
 set -uo pipefail
@@ -13,7 +13,7 @@ set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 arch=x86_64
 if [[ ${1:-} == -h || ${1:-} == --help ]]; then
-	sed -n '/^#   ci\/nested\/selftest.sh/s/^#   /usage: /p' "${BASH_SOURCE[0]}"
+	sed -n '/^#   lib\/nested\/selftest.sh/s/^#   /usage: /p' "${BASH_SOURCE[0]}"
 	exit 0
 fi
 [[ ${1:-} == --arch ]] && { arch=$2; shift 2; }

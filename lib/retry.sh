@@ -7,15 +7,15 @@
 #
 # nested_infra_failure [FILE]: the run's output (FILE, or standard input)
 # shows a failure of the nested setup itself: the marker line that
-# ci/nested/run.sh prints for exactly that signature, and no error of
+# lib/nested/run.sh prints for exactly that signature, and no error of
 # mmubench's own (a missed page, a violation, a watchdog: any line
 # "mmubench: ...").  Prints the signature and returns 0, else returns 1.
 nested_infra_failure() {
 	local text marker
 
 	text=$(cat "${1:-/dev/stdin}")
-	marker=$(grep -m1 -E '^ci/nested/run.sh: nested-infra: ' <<<"$text") ||
+	marker=$(grep -m1 -E '^lib/nested/run.sh: nested-infra: ' <<<"$text") ||
 		return 1
 	! grep -qE '^mmubench: ' <<<"$text" || return 1
-	echo "${marker#ci/nested/run.sh: nested-infra: }"
+	echo "${marker#lib/nested/run.sh: nested-infra: }"
 }

@@ -3,7 +3,7 @@
  * kvm-hold: keep, for the rest of the boot, one KVM VM, a kprobe on each
  * function named on the command line, and sched_switch's tracepoint on.
  *
- * The x86_64 L1's /init (ci/nested/mkinitramfs.sh) runs it before the
+ * The x86_64 L1's /init (lib/nested/mkinitramfs.sh) runs it before the
  * command.  Under QEMU 7.2's multi-threaded TCG a CPU can go on executing
  * the int3 of a text_poke_bp() rewrite after the site is restored in
  * memory: the kernel finds no int3 there, steps back onto the site, and

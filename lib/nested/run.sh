@@ -5,7 +5,7 @@
 # /dev/kvm has the TDP MMU (x86_64) or stage 2 (arm64): the nested way to
 # test KVM and its patched kernels, on any machine.
 #
-#   ci/nested/run.sh [--arch x86_64|arm64] [--kernel IMAGE [--modules DIR]] [--base B] [--series NAME]
+#   lib/nested/run.sh [--arch x86_64|arm64] [--kernel IMAGE [--modules DIR]] [--base B] [--series NAME]
 #                    [--smp N] [--mem SIZE] [--cpu MODEL] [--append ARGS]...
 #                    [--timeout SEC] [--clock host|icount[:SHIFT]]
 #                    [--file SRC[:DEST]]... [--disk FILE]... [-v]
@@ -15,7 +15,7 @@
 # is ours.  Our own failures: 124 timeout, 125 the L1 kernel did not boot,
 # has no /dev/kvm, or died mid-run; 1 bad setup; 2 usage.  Without CMD the
 # guest's shell is on this terminal.  -v shows the console on stderr.
-# A kernel of the modules kind (ci/kernel/modules.sh) has its modules in
+# A kernel of the modules kind (lib/kernel/modules.sh) has its modules in
 # mmubench-modules beside its build's arch/, which /init loads; --modules
 # DIR names them for an IMAGE elsewhere.
 # --smp N (2) is the command's CPUs; an x86_64 L1 has one more, CPU 0,
@@ -31,11 +31,11 @@
 # multi-threaded TCG on the host's clock.
 set -euo pipefail
 
-prog=ci/nested/run.sh
-# shellcheck source=ci/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+prog=lib/nested/run.sh
+# shellcheck source=lib/preamble.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../preamble.sh"
 # shellcheck source=../kernel/source.sh
-source "$repo/ci/kernel/source.sh"	# kernel_bases, kernel_base
+source "$repo/lib/kernel/source.sh"	# kernel_bases, kernel_base
 arch=x86_64 kernel='' modules='' base=6.1 series=original smp=2 mem=2G cpu=max timeout=600 clock=host
 append='' verbose='' smp_given=''
 files=()
@@ -46,7 +46,7 @@ cmd=()
 usage() { # [STATUS]: 0 for --help, on stdout
 	local fd=2
 	[[ ${1:-2} != 0 ]] || fd=1
-	{ printf "usage: "; sed -n '/^#   ci\/nested\/run.sh/,/CMD \[ARGS/s/^#   //p' "${BASH_SOURCE[0]}"; } >&$fd
+	{ printf "usage: "; sed -n '/^#   lib\/nested\/run.sh/,/CMD \[ARGS/s/^#   //p' "${BASH_SOURCE[0]}"; } >&$fd
 	exit "${1:-2}"
 }
 
@@ -174,10 +174,10 @@ trap 'exit 143' TERM
 if [[ -z $kernel ]]; then
 	log=$tmp/build.err
 	[[ -z $verbose ]] || log=/dev/stderr
-	if ! kernel=$("$repo/ci/kernel/build.sh" --base "$base" --arch "$arch" --series "$series" \
+	if ! kernel=$("$repo/lib/kernel/build.sh" --base "$base" --arch "$arch" --series "$series" \
 			2>"$log" | tail -n1); then
 		[[ $verbose ]] || cat "$log" >&2
-		die "could not build the $arch kernel (ci/kernel/build.sh --base $base --arch $arch --series $series)"
+		die "could not build the $arch kernel (lib/kernel/build.sh --base $base --arch $arch --series $series)"
 	fi
 fi
 [[ -f $kernel ]] || die "no kernel image at $kernel"
