@@ -291,7 +291,7 @@ static json_t *first_line(const char *path, const char *prefix)
 /*
  * Which clock the times are on: "icount:SHIFT" when the nested runner
  * booted this kernel under QEMU's instruction counting (it says so on
- * the kernel command line, ci/nested/run.sh), else "host": the machine's
+ * the kernel command line, lib/nested/run.sh), else "host": the machine's
  * own.  Times on different clocks do not compare.
  */
 static json_t *clock_kind(void)
@@ -455,9 +455,9 @@ static json_t *release_base(const char *release)
 }
 
 /*
- * The series of an mmubench-built kernel: ci/kernel/build.sh sets a whole
+ * The series of an mmubench-built kernel: lib/kernel/build.sh sets a whole
  * kernel's release to BASE-mmub-SERIES, and on Debian's image, where KVM
- * is a module, kvm.ko's version to mmub-SERIES (ci/kernel/modules.sh).
+ * is a module, kvm.ko's version to mmub-SERIES (lib/kernel/modules.sh).
  * Any other kernel has none (null).
  */
 static json_t *kernel_series(const char *release, json_t *kvm_module)
