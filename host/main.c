@@ -45,14 +45,13 @@ static const struct command {
  */
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: mmubench SCENARIO [options]   an experiment on a VM\n"
-		   "       mmubench COMMAND [arguments]  work on results\n"
-		   "       mmubench NAME --help          a scenario's or "
-		   "command's every option\n\nScenarios:\n");
+	fprintf(f, "usage: mmubench SCENARIO [options] | COMMAND [arguments] | "
+		   "NAME --help\n\nScenarios (experiments on a VM; NAME --help: "
+		   "every option):\n");
 	for (size_t i = 0; i < scenario_count; i++)
 		fprintf(f, "  %-15s %s\n", scenario_list[i]->name,
 			scenario_list[i]->brief);
-	fprintf(f, "\nCommands:\n");
+	fprintf(f, "\nCommands (on results):\n");
 	for (size_t i = 0; i < MMUB_ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-15s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\nOptions of every scenario (SCENARIO --help says what "
@@ -64,7 +63,8 @@ static void usage(FILE *f)
 		   "--json ring.json\n"
 		   "  mmubench compare before.json after.json\n"
 		   "\nA/B across kernels: tools/ab.sh in the source tree "
-		   "(README.md). Needs /dev/kvm\n(root or group kvm). Version "
+		   "(README.md). Needs /dev/kvm\n(root or group kvm). --list: the "
+		   "names, one a line. Version "
 		   MMUB_VERSION ".\n");
 }
 
@@ -84,6 +84,18 @@ static void use_metrics(void)
 					       scenario_list[i]->metrics,
 					       scenario_list[i]->row_keys };
 	metric_sets_use(sets, scenario_count);
+}
+
+/*
+ * --list: "NAME<TAB>scenario" or "NAME<TAB>command", one a line, in the
+ * usage's order, for scripts and tests that would otherwise repeat them.
+ */
+static void list(void)
+{
+	for (size_t i = 0; i < scenario_count; i++)
+		printf("%s\tscenario\n", scenario_list[i]->name);
+	for (size_t i = 0; i < MMUB_ARRAY_SIZE(commands); i++)
+		printf("%s\tcommand\n", commands[i].name);
 }
 
 static void unknown(const char *name)
@@ -120,6 +132,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--version")) {
 		printf("mmubench %s\n", MMUB_VERSION);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--list")) {
+		list();
 		return 0;
 	}
 	use_metrics();
