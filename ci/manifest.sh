@@ -1,9 +1,12 @@
+#!/bin/bash
 # shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
 # The experiments' manifest, experiments.conf (its header says what each
 # key means), for ci/nightly, ci/report/report.sh, ci/lava/run.sh,
 # ci/fidelity.sh and ci/baseline.sh.  Sourced; MMUBENCH_EXPERIMENTS names
-# another file (the tests' stand-ins).
+# another file (the tests' stand-ins).  Run, "ci/manifest.sh --names"
+# prints the experiments' names in order, one a line, for whoever would
+# otherwise repeat them (the tests).
 #
 #   manifest_load            read and check it, once: mf_names (in order)
 #                            and mf[NAME.KEY] (a repeated key's values
@@ -241,3 +244,17 @@ manifest_night_dir() { # NIGHT NAME [SUFFIX]
 	done < <(manifest_names_of "$2")
 	echo "$1/$2${3:-}"
 }
+
+# Run rather than sourced: the names, or its usage.
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+	case ${1:-} in
+	--names)
+		manifest_load || exit
+		printf '%s\n' "${mf_names[@]}" ;;
+	-h|--help)
+		echo "usage: ci/manifest.sh --names   (the experiments of $MMUBENCH_EXPERIMENTS)" ;;
+	*)
+		echo "ci/manifest.sh: ${1:+$1: }accepted: --names (or source it)" >&2
+		exit 2 ;;
+	esac
+fi
