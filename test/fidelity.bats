@@ -225,9 +225,13 @@ fidelity/20261201-020000-$commit.json"
 }
 
 @test "fidelity: ci/nightly takes the paper experiments in --only, and no other" {
+	local names
+	# The manifest's names, as it lists them: not a copy of them.
+	names=$("$ROOT/ci/manifest.sh" --names | paste -sd, | sed 's/,/, /g')
+	[[ $names == *nx-recovery-full* ]] || fail "ci/manifest.sh --names: '$names'"
 	run "$ROOT/ci/nightly" --only nx-recovery-full,seed004-paper
 	assert_equal "$status" 2
-	assert_output "ci/nightly: error: --only seed004-paper: unknown (accepted: tests, peer, resolution, and the experiments of experiments.conf: first-harvest-init-set, migrate-init-set, zap-patterns, nx-recovery, nx-recovery-load, enable-init-set, aging, enable-page-sizes-full, zap-patterns-full, nx-recovery-full, nx-recovery-full-logging, enable-init-set-full, memslot)"
+	assert_output "ci/nightly: error: --only seed004-paper: unknown (accepted: tests, peer, resolution, and the experiments of experiments.conf: $names)"
 	run "$ROOT/ci/nightly" --help
 	assert_success
 	assert_line --partial "nx-recovery-full-logging), enable-init-set-full: the"
