@@ -2,25 +2,22 @@
 /*
  * Every scenario, for main.c's dispatch and usage and for the results
  * commands that take a scenario's metrics from its own file (compare,
- * metrics).  A new scenario is its file and one line here.
+ * metrics).  A new scenario is its file and one name here, in the
+ * usage's order: its definition, scenario_NAME, is declared here alone.
  */
 #include <string.h>
 #include "util/util.h"
 #include "scenarios/scenarios.h"
 
-const struct scenario *const scenario_list[] = {
-	&scenario_touch,
-	&scenario_dirty_log,
-	&scenario_zap,
-	&scenario_nx_recovery,
-	&scenario_bench,
-	&scenario_migrate,
-	&scenario_scale,
-	&scenario_demand_paging,
-	&scenario_private_mem,
-	&scenario_memslot,
-	&scenario_aging,
-};
+#define SCENARIOS(X)							\
+	X(touch) X(dirty_log) X(zap) X(nx_recovery) X(bench) X(migrate)	\
+	X(scale) X(demand_paging) X(private_mem) X(memslot) X(aging)
+
+#define DECLARE(name)	extern const struct scenario scenario_##name;
+SCENARIOS(DECLARE)
+
+#define ENTRY(name)	&scenario_##name,
+const struct scenario *const scenario_list[] = { SCENARIOS(ENTRY) };
 
 const size_t scenario_count = MMUB_ARRAY_SIZE(scenario_list);
 
