@@ -4,7 +4,7 @@
 # commits and on a source tarball with mboxes, each side a kernel built
 # by lib/kernel/build.sh --kernel-src.  Seed 001 is the change: its 6.12
 # port as a commit, or as the mbox git format-patch wrote, must show the
-# effect test/seed001_unlink.bats shows on patches/6.12 (TDP MMU page
+# effect test/unlink_empty_tables.bats shows on patches/6.12 (TDP MMU page
 # tables freed during same-range zaps: none on the original, 2 or more
 # with v2, none with the no-unlink control).
 #
