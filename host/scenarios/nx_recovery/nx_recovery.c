@@ -24,7 +24,8 @@
  * as the seed reported it.  The vCPUs stay idle while the worker runs so
  * that every change to pages_4k in that phase is the worker's; under load
  * they re-map (and, logging off, re-split) what it zaps meanwhile, so the
- * counters net both sides and the worker's zaps are counted by a kprobe.
+ * counters net both sides and the worker's zaps are counted by a kprobe
+ * (under_load.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -34,48 +35,11 @@
 #include "kvm/dirty_log.h"
 #include "kvm/nx_worker.h"
 #include "kvm/params.h"
-#include "kvm/probes.h"
 #include "results/json.h"
 #include "framework/dlog_opts.h"
 #include "scenarios/scenarios.h"
-
-/*
- * --under-load: what the vCPUs saw, and what the kernel did, while they
- * kept executing and writing through the recovery phase.
- */
-struct nx_load {
-	u64 accesses;
-	struct mmub_hist lat;	/* the vCPUs' accesses, guest clock cycles */
-	u64 refaults;		/* pf_fixed: mapping again what was zapped */
-	u64 splits_end;		/* nx_lpage_splits (ours) at the phase's end */
-	bool kprobes;
-	char why[200];		/* ... why not */
-	struct probe_times pt;
-};
-
-struct nx_run {
-	bool dirty_logging;
-	u64 splits_exec;	/* nx_lpage_splits the workload added */
-	u64 splits_left;	/* ... still there when the wait ended */
-	double wait_ms;
-	double periods;		/* the wait in recovery periods */
-	double per_period;	/* splits recovered per period */
-	s64 tlb_flushes;	/* flushes the recovery phase asked for */
-	s64 tlb_flush_ipis;	/* ... that had to interrupt a running vCPU */
-	u32 ptes_per_split;	/* 4K entries a split held; 0: not known */
-	u32 ptes_exec;		/* ... as executing mapped them; 0: the model's */
-	u64 splits_zapped;	/* ... of which the worker dropped */
-	u64 splits_unaccounted;	/* ... and the ones it only unaccounted */
-	s64 pages_4k_delta;	/* during the recovery phase */
-	s64 pages_2m_delta;
-	u64 reexec_faults;	/* pf_fixed while executing again */
-	bool worker_found;
-	double worker_ms;	/* its runtime over the whole run */
-	double worker_recovery_ms;	/* ... over the recovery phase */
-	double worker_us_per_split;	/* ... per split it took off its list */
-	char worker_why[160];
-	struct nx_load *load;	/* --under-load's figures, else NULL */
-};
+#include "scenarios/nx_recovery/nx_run.h"
+#include "scenarios/nx_recovery/under_load.h"
 
 static const struct field nx_fields[] = {
 	FIELD_AS("dirty_logging", struct nx_run, dirty_logging, FIELD_BOOL, 0, 0),
@@ -206,30 +170,6 @@ static void parse(int key, const char *arg)
 	}
 }
 
-/*
- * Under load the recovery phase lasts this many recovery periods: the
- * worker, woken when let run, runs at their start, then once a period.
- */
-#define LOAD_PERIODS	3
-
-/*
- * --under-load: the vCPUs write in the 4K page after each instruction
- * (MMUB_WL_EXEC_WRITE), and their latency is one of its figures.
- */
-static void validate_load(struct vm_params *p)
-{
-	if (o.wait_given)
-		die("--recovery-wait: not with --under-load, whose recovery "
-		    "phase lasts %u recovery periods", LOAD_PERIODS);
-	if (p->wl.stride < 2 * MMUB_SZ_4K)
-		die("--under-load: needs a stride (--touch) of 8K or more: the "
-		    "vCPUs write in the 4K page after each instruction");
-	if (!(p->wl.flags & MMUB_WL_LATENCY))
-		die("--under-load: not with --no-latency: the vCPUs' access "
-		    "latency is one of its figures");
-	p->wl.flags |= MMUB_WL_EXEC_WRITE;
-}
-
 /* The seed's set-up (hugetlb, 2M guest pages, one RET per 2M) by default. */
 static void validate(struct common *c)
 {
@@ -247,14 +187,14 @@ static void validate(struct common *c)
 	dlog_opts_check(&o.dl, false);
 	dlog_opts_apply(&o.dl, p);
 	if (o.under_load)
-		validate_load(p);
+		nx_validate_load(p, o.wait_given);
 }
 
 /*
  * Set the worker's knobs for the run (put back on every way out).
  * The ratio starts at 0, which parks the worker: otherwise it would run
  * every period from the VM's creation and could recover the splits before
- * logging is on.  recovery_ratio() sets the real one, which wakes it.
+ * logging is on.  nx_let_run() sets the real one, which wakes it.
  */
 static void set_params(void)
 {
@@ -275,16 +215,6 @@ static void set_params(void)
 		die("nx-recovery: --recovery-period: %s", why);
 }
 
-/* Let the worker run (@on) or park it again. */
-static void recovery_ratio(bool on)
-{
-	char why[256], val[32];
-
-	snprintf(val, sizeof(val), "%u", on ? o.ratio : 0);
-	if (kparam_set("nx_huge_pages_recovery_ratio", val, why, sizeof(why)))
-		die("nx-recovery: --recovery-ratio: %s", why);
-}
-
 /*
  * Wake the worker and poll until it has taken the test memory's splits
  * off its list (down to the @base the system memory had before the
@@ -296,10 +226,10 @@ static void wait_recovery(struct vm *vm, struct nx_run *r, u64 base)
 	double t0 = now_ms(), limit = o.wait_s * 1000.0;
 	u64 n;
 
-	recovery_ratio(true);
+	nx_let_run(o.ratio);
 	while ((n = splits_now(vm)) > base && now_ms() - t0 < limit)
 		usleep(10000);
-	recovery_ratio(false);
+	nx_let_run(0);
 	r->wait_ms = now_ms() - t0;
 	r->splits_left = n > base ? n - base : 0;
 	/*
@@ -402,132 +332,6 @@ static void worker_recovery(struct nx_run *r, const struct nx_worker *w,
 					 (r->splits_exec - r->splits_left);
 }
 
-/*
- * Under load: the vCPUs loop over the same code, executing and writing,
- * while the worker runs for LOAD_PERIODS periods; kprobes time the waits
- * for mmu_lock on both sides and count the worker's zaps meanwhile.
- */
-static int load_recovery(struct vm *vm, struct nx_run *r, struct phase *rec)
-{
-	struct nx_load *l = r->load;
-	double t0, len = LOAD_PERIODS * (double)o.period_ms;
-	int ret;
-
-	l->kprobes = !probes_start_nx(l->why, sizeof(l->why));
-	ret = vm_post(vm, MMUB_CMD_LOOP, 2);
-	t0 = now_ms();
-	if (!ret)
-		recovery_ratio(true);
-	while (!ret && now_ms() - t0 < len) {
-		usleep(10000);
-		ret = vm_check(vm);
-	}
-	recovery_ratio(false);
-	r->wait_ms = now_ms() - t0;
-	ret = ret || vm_stop_loop(vm);
-	/* The phase ends here: reading the trace takes seconds nested. */
-	phase_end(vm, rec, !ret);
-	if (l->kprobes && probes_stop(&l->pt)) {
-		l->kprobes = false;
-		snprintf(l->why, sizeof(l->why), "reading the trace failed");
-	}
-	return ret ? -1 : 0;
-}
-
-/* What the vCPUs did meanwhile, and the splits left at the end. */
-static void load_collect(const struct vm *vm, const struct phase *rec,
-			 struct nx_load *l, u64 base)
-{
-	u64 end = vm_stat(vm, &rec->after, "nx_lpage_splits");
-
-	l->accesses = phase_latency(rec, &l->lat);
-	l->refaults = (u64)phase_stat_or(vm, rec, true, "pf_fixed", 0);
-	l->splits_end = end > base ? end - base : 0;
-}
-
-/* A wait for mmu_lock, timed by kprobes: how many, in all, how long. */
-static json_t *wait_json(const struct mmub_hist *h)
-{
-	json_t *j = hist_us_json(h);
-
-	jset(j, "calls", json_integer((json_int_t)h->count));
-	jset(j, "total_ms", jnum(h->sum / 1e6));
-	return j;
-}
-
-static json_t *load_json(const struct vm *vm, const struct nx_load *l)
-{
-	const struct mmub_hist *h = &l->lat;
-	json_t *j = json_object();
-
-	jset(j, "periods", json_integer(LOAD_PERIODS));
-	jset(j, "accesses", json_integer((json_int_t)l->accesses));
-	jset(j, "access_latency", json_pack("{s:o, s:o, s:o, s:o}",
-		"p50_us", jnum(access_ns(vm, h, 500000) / 1e3),
-		"p99_us", jnum(access_ns(vm, h, 990000) / 1e3),
-		"p999_us", jnum(access_ns(vm, h, 999000) / 1e3),
-		"max_us", jnum(access_ns(vm, h, 1000000) / 1e3)));
-	jset(j, "vcpu_refaults", json_integer((json_int_t)l->refaults));
-	jset(j, "splits_at_end", json_integer((json_int_t)l->splits_end));
-	if (!l->kprobes) {
-		jset(j, "kprobes_unavailable", json_string(l->why));
-		return j;
-	}
-	jset(j, "lock_wait", wait_json(&l->pt.lock_wait));
-	if (l->pt.write_calls >= 0)
-		jset(j, "write_wait", wait_json(&l->pt.write_wait));
-	if (l->pt.sp_zaps >= 0)
-		jset(j, "worker_sp_zaps", json_integer(l->pt.sp_zaps));
-	return j;
-}
-
-static void print_wait(const char *what, const struct mmub_hist *h)
-{
-	printf("  mmu_lock %s: %llu, %.3f ms in all, p50 %.1f us, p99 %.1f "
-	       "us, p99.9 %.1f us, max %.1f us\n", what,
-	       (unsigned long long)h->count, h->sum / 1e6,
-	       hist_us(h, 500000), hist_us(h, 990000), hist_us(h, 999000),
-	       hist_us(h, 1000000));
-}
-
-static void print_load(const struct vm *vm, const struct nx_run *r)
-{
-	const struct nx_load *l = r->load;
-	const struct mmub_hist *h = &l->lat;
-
-	printf("  under load: the vCPUs executed and wrote through %u "
-	       "recovery periods (%.0f ms): %llu accesses, p50 %.2f us, p99 "
-	       "%.2f us, p99.9 %.2f us, max %.1f us\n", LOAD_PERIODS,
-	       r->wait_ms, (unsigned long long)l->accesses,
-	       access_ns(vm, h, 500000) / 1e3, access_ns(vm, h, 990000) / 1e3,
-	       access_ns(vm, h, 999000) / 1e3, access_ns(vm, h, 1000000) / 1e3);
-	printf("  nx_lpage_splits from executing: %llu; at the end: %llu "
-	       "(split again by the vCPUs, not yet recovered again)\n",
-	       (unsigned long long)r->splits_exec,
-	       (unsigned long long)l->splits_end);
-	printf("  meanwhile the vCPUs faulted %llu times (pf_fixed: mapping "
-	       "again what the worker zapped); pages_4k changed by %lld, "
-	       "pages_2m by %lld (the worker's and the vCPUs', net)\n",
-	       (unsigned long long)l->refaults, (long long)r->pages_4k_delta,
-	       (long long)r->pages_2m_delta);
-	printf("  TLB flushes: %lld asked, %lld interrupting a running vCPU\n",
-	       (long long)r->tlb_flushes, (long long)r->tlb_flush_ipis);
-	if (!l->kprobes) {
-		printf("  kernel probes: unavailable (%s)\n", l->why);
-		return;
-	}
-	if (l->pt.sp_zaps >= 0)
-		printf("  the worker zapped %lld split pages "
-		       "(kvm_tdp_mmu_zap_sp calls: a page split again and "
-		       "zapped again counts again)\n",
-		       (long long)l->pt.sp_zaps);
-	print_wait("read waits (queued_read_lock_slowpath: the vCPUs' "
-		   "faults)", &l->pt.lock_wait);
-	if (l->pt.write_calls >= 0)
-		print_wait("write waits (queued_write_lock_slowpath: the "
-			   "worker)", &l->pt.write_wait);
-}
-
 /* Logging on or off, the phase around it (not with --no-dirty-log). */
 static void log_phase(struct vm *vm, struct run *run, struct dlog *d,
 		      const char *name, bool on)
@@ -555,9 +359,9 @@ static int recovery(struct vm *vm, struct run *run, struct nx_run *r,
 	worker_read(r, w, &t_rec);
 	rec = run_phase_begin(vm, run, "recovery");
 	if (r->load) {
-		if (load_recovery(vm, r, rec))
+		if (nx_load_recovery(vm, r, rec, o.period_ms, o.ratio))
 			return -1;
-		load_collect(vm, rec, r->load, base);
+		nx_load_collect(vm, rec, r->load, base);
 	} else {
 		wait_recovery(vm, r, base);
 		run_phase_end(vm, rec);
@@ -644,7 +448,7 @@ static void print_idle(const struct nx_run *r)
 static void print_run(const struct vm *vm, const struct nx_run *r)
 {
 	if (r->load)
-		print_load(vm, r);
+		nx_print_load(vm, r);
 	else
 		print_idle(r);
 	printf("  executing again afterwards: %llu faults (pf_fixed)\n",
@@ -702,7 +506,7 @@ static int once(struct vm *vm, struct run *run, u32 index, void *arg)
 	if (r.ptes_per_split && !r.load)
 		fields_json(j, split_fields, &r);
 	if (r.load)
-		jset(j, "under_load", load_json(vm, r.load));
+		jset(j, "under_load", nx_load_json(vm, r.load));
 	if (r.worker_found)
 		fields_json(j, worker_fields, &r);
 	if (r.worker_found && !r.load)
