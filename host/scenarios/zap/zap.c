@@ -2,7 +2,7 @@
 /*
  * Scenario "zap" (seed 001): vCPUs fault and write while the host
  * invalidates their memory with MADV_DONTNEED (zap_run.c makes a run);
- * "--table" runs the seed's six patterns (zap_table.c).  --dirty-log
+ * "--table" runs the seed's six patterns (zap_table.c).  --mode
  * harvests after every invalidation, --verify checks each (zap_log.c).
  */
 #include <string.h>
@@ -198,7 +198,7 @@ const struct scenario scenario_zap = {
 	.brief = "MADV_DONTNEED while the vCPUs fault: zap cost, refault checks",
 	.help = "vCPUs fault and write while the host invalidates with "
 		"MADV_DONTNEED; zap cost, fault-side latency, refault "
-		"integrity; --dirty-log --verify: no write lost meanwhile",
+		"integrity; --mode M --verify: no write lost meanwhile",
 	.opts = opts,
 	.parse = parse,
 	.validate = validate,
