@@ -106,9 +106,9 @@ $(HOST_OUT)/obj/host/%.o: %.c $(HOST_DEPS)
 	@echo "  CC      $@"
 	$(Q)$(HOST_CC) $(HOST_CFLAGS) -c -o $@ $<
 
-$(O)/deps/arm64/.stamp: ci/fetch-arm64.sh
+$(O)/deps/arm64/.stamp: lib/fetch-arm64.sh
 	@echo "  FETCH   libjansson-dev:arm64 (first build only)"
-	$(Q)ci/fetch-arm64.sh $(O)/deps/arm64 libjansson-dev libjansson4 -- \
+	$(Q)lib/fetch-arm64.sh $(O)/deps/arm64 libjansson-dev libjansson4 -- \
 		usr/include/jansson.h usr/lib/aarch64-linux-gnu/libjansson.a
 
 newlib: $(NEWLIB_STAMP)

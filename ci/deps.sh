@@ -27,7 +27,7 @@ pkgs=(
 command -v npm >/dev/null || pkgs+=(nodejs npm)
 
 # What cannot be installed for arm64 next to amd64 (gnu-efi, the static
-# libjansson): fetched once with ci/fetch-arm64.sh, after apt's own
+# libjansson): fetched once with lib/fetch-arm64.sh, after apt's own
 # packages are in place.
 fetch_arm64() {
 	make -s -C "${0%/*}/.." O="${O:-build}" fetch-arm64

@@ -72,3 +72,32 @@ sources_across() { # DIR: "FILE: LINE" for each source of a forbidden folder
 	assert_output --partial "$ROOT/tools/ab.sh"
 	assert_output --partial "$ROOT/ci/nightly"
 }
+
+script_refs() { # DIR: "FILE: PATH" for each path a script names beside itself
+	local d=$1 f p
+	git -C "$ROOT" ls-files "$d" | while read -r f; do
+		[[ $f == *.sh || $(head -c 64 "$ROOT/$f") == '#!'*sh* ]] || continue
+		grep -oE '(BASH_SOURCE\[0\]%/\*\}|dirname "\$\{BASH_SOURCE\[0\]\}"\))/[^"} ]+' \
+			"$ROOT/$f" | sed -E 's/^(BASH_SOURCE[^}]*\}|dirname[^)]*\))//' | while read -r p; do
+			echo "$f: $(realpath -m --relative-to="$ROOT" "$ROOT/${f%/*}$p")"
+		done
+	done
+}
+
+@test "scripts: every path a script names beside itself exists, in a room it may use" {
+	local d l f p bad= n=0
+	for d in tools ci lib; do
+		while IFS= read -r l; do
+			f=${l%%: *} p=${l#*: }
+			n=$((n + 1))
+			[[ -e $ROOT/$p ]] || bad+=" $f names $p, which does not exist;"
+			case $d/$p in
+			lib/ci/* | lib/tools/* | tools/ci/* | ci/tools/*)
+				bad+=" $f reaches $p across the rooms;" ;;
+			esac
+		done < <(script_refs "$d")
+	done
+	[[ -z $bad ]] || fail "$bad"
+	# Something to hold: the nested initramfs fetches busybox this way.
+	((n > 10)) || fail "only $n paths found: the pattern no longer matches"
+}

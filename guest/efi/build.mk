@@ -5,7 +5,7 @@
 # gnu-efi's recipe: compile -fpic, link a shared object with its crt0 and
 # linker script, and turn that into a PE image with objcopy.  x86_64 uses
 # the installed gnu-efi package (make deps); arm64 uses gnu-efi:arm64,
-# fetched once into $(O)/gnu-efi/arm64 (ci/fetch-arm64.sh).
+# fetched once into $(O)/gnu-efi/arm64 (lib/fetch-arm64.sh).
 # The aarch64 crt0 carries its own PE header, so objcopy writes a raw
 # binary, padded to whole pages.
 
@@ -57,7 +57,7 @@ $(EFI_USR)/lib/crt0-efi-x86_64.o:
 
 $(O)/gnu-efi/arm64/.stamp:
 	@echo "  FETCH   gnu-efi:arm64 (first build only)"
-	$(Q)ci/fetch-arm64.sh $(O)/gnu-efi/arm64 gnu-efi -- \
+	$(Q)lib/fetch-arm64.sh $(O)/gnu-efi/arm64 gnu-efi -- \
 		usr/lib/crt0-efi-aarch64.o usr/lib/elf_aarch64_efi.lds \
 		usr/lib/libgnuefi.a usr/lib/libefi.a \
 		usr/include/efi/aarch64/efibind.h

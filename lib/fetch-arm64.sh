@@ -7,15 +7,15 @@
 # harness), busybox-static:arm64 (the nested arm64 initramfs).  A private
 # apt state under DIR/apt leaves the machine's own apt setup untouched.
 #
-#   ci/fetch-arm64.sh DIR PACKAGE... [-- FILE...]
+#   lib/fetch-arm64.sh DIR PACKAGE... [-- FILE...]
 #
 # FILEs are paths under DIR/root that must exist afterwards.  DIR/.stamp
 # marks a complete unpack of those packages; with it nothing is done.
 set -euo pipefail
 
-prog=ci/fetch-arm64.sh
+prog=lib/fetch-arm64.sh
 # shellcheck source=lib/preamble.sh
-source "$(dirname "${BASH_SOURCE[0]}")/../lib/preamble.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/preamble.sh"
 usage() { # STATUS
 	echo "usage: $prog DIR PACKAGE... [-- FILE...]" >&"$(( $1 ? 2 : 1 ))"
 	exit "$1"
