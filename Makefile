@@ -88,7 +88,7 @@ HOST_SRCS := $(wildcard host/*.c host/util/*.c host/vmm/*.c \
 HOST_OBJS := $(HOST_SRCS:%.c=$(HOST_OUT)/obj/host/%.o)
 HOST_BIN := $(HOST_OUT)/mmubench
 
-.PHONY: all host guest newlib deps fetch-arm64 run run-nested peer test check bench kernel clean \
+.PHONY: all host guest newlib deps fetch-arm64 run run-nested peer test check bench kernel cache cache-prune clean \
 	help unit \
 	efi run-efi
 all: host guest $(if $(filter 1,$(EFI)),efi)
@@ -219,6 +219,12 @@ run-efi: $(GUEST_EFI)
 kernel:
 	$(Q)lib/kernel/build.sh --base $(BASE) --arch $(ARCH) $(if $(PATCHES),--series $(PATCHES))
 
+cache:
+	$(Q)lib/kernel/cache.sh list
+
+cache-prune:
+	$(Q)lib/kernel/cache.sh prune
+
 clean:
 	rm -rf $(O)/$(ARCH)/obj $(O)/obj $(O)/san $(HOST_BIN) $(GUEST_ELF) \
 		$(EFI_OUT) $(GUEST_EFI)
@@ -245,6 +251,10 @@ help:
 	@echo "  check    the tests that need no kernel (the edit loop; the others skip)"
 	@echo "  unit     the unit tests of the shared code (sanitized, $(O)/san/)"
 	@echo "  kernel   build the nested test kernel [BASE=6.1|6.12] [PATCHES=<series>]"
+	@echo "  cache    the kernel cache: each kernel, source and image, its size,"
+	@echo "           last use and whether a run holds it"
+	@echo "  cache-prune  remove unheld kernels unused for 30 days, then beyond 20G"
+	@echo "           (lib/kernel/cache.sh prune --help for the limits)"
 	@echo "  clean    remove objects (keeps newlib and kernel caches)"
 	@echo "  help     this text"
 	@echo "  SANITIZE=1 builds the host with ASan/UBSan into $(O)/san/"

@@ -62,6 +62,10 @@ export MMUB_TIER
 : "${MMUB_MAX_RETRIES:=3}"
 : "${BATS_TEST_TIMEOUT:=900}"
 export ARCH BATS_TEST_TIMEOUT
+# Every kernel the suite builds stays held until the suite ends: another
+# run's prune (lib/kernel/cache.sh) cannot take one away between tests.
+MMUBENCH_HOLD_PID=$$
+export MMUBENCH_HOLD_PID
 # MMUB_RESULTS: test/runner.bats' own runs keep the suite's.
 results=${MMUB_RESULTS:-$root/build/test-results}
 logs=$(mktemp -d "${TMPDIR:-/tmp}/mmub-test.XXXXXX")

@@ -23,7 +23,8 @@ test_kernels_put_back() {
 	cache=$(test_kernels_cache)
 	while read -r t; do
 		[[ $t ]] || continue
-		a=${t%-full}
+		a=${t%.????????????????}
+		a=${a%-full}
 		flock "$cache/.lock-${a##*-}" rm -rf "$t"
 	done < <(LC_ALL=C comm -13 <(echo "$1") <(test_kernels))
 }

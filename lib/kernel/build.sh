@@ -16,19 +16,30 @@
 #   lib/kernel/build.sh [--base 6.1|6.12] [--arch x86_64|arm64] [--series NAME] [--full] [--plan]
 #   lib/kernel/build.sh [--arch A] [--full] --kernel-src GIT-TREE --ref REF [--onto REF0] --name NAME
 #   lib/kernel/build.sh [--arch A] [--full] --kernel-src TARBALL [--patches DIR|MBOX] --name NAME
+#   (each also with [--hold-for PID])
 #
 # --plan builds nothing: it prints, for the base's original and the
 # series, "KIND original|SERIES cached|to build" a line (test/run.sh
 # says so before it starts).
 # The last line of stdout is the kernel image path; timings go to stderr.
+# The kernel and the original it was built on stay held (lib/kernel/
+# hold.sh) until process PID ends: --hold-for PID, else
+# MMUBENCH_HOLD_PID, else the caller; lib/kernel/cache.sh removes no
+# kernel a run holds.  Beside the image, build/.mmubench-id has the GNU
+# build ids the booted kernel must report (lib/nested/run.sh checks).
 # The kernel says which base and series it is: a whole build's release
 # (uname -r, /proc/version) is the base's version and -mmub-SERIES
 # (CONFIG_LOCALVERSION), e.g. 6.1.192-mmub-original, 6.12.117-mmub-NAME;
 # Debian's image keeps its release and kvm.ko says mmub-SERIES.
 # Everything lives in ${MMUBENCH_CACHE:-$HOME/.cache/mmubench}/kernel:
 #   src/linux-BASE/           pristine source, unpacked once (lib/kernel/source.sh)
-#   trees/BASE/SERIES-ARCH/   `cp -al` of it (+ patches), build dir in ./build
-#                             (x86_64 --full: SERIES-x86_64-full)
+#   trees/BASE/SERIES-ARCH.KEY/
+#                             `cp -al` of it (+ patches), build dir in ./build
+#                             (x86_64 --full: SERIES-x86_64-full.KEY); KEY is
+#                             the first 16 hex digits of the hash of all the
+#                             build's inputs (key_of): two contents never share
+#                             a folder, and none is rebuilt in place
+#   trees/BASE/SERIES-ARCH    a symbolic link to the newest one built
 #   debian/PACKAGE_VERSION/   Debian's image of a base, for the modules kind
 # Series live in $MMUBENCH_PATCHES/BASE/NAME/*.patch (default: <repo>/patches).
 # The build dir is a direct subdirectory of its tree so that kbuild uses
@@ -57,11 +68,14 @@ source "$here/user-source.sh"	# user_source
 source "$here/debian.sh"	# debian_image, debian_closure
 # shellcheck source=modules.sh
 source "$here/modules.sh"	# build_modules_original, build_modules_series
+# shellcheck source=hold.sh
+source "$here/hold.sh"	# hold_for
 cache=${MMUBENCH_CACHE:-$HOME/.cache/mmubench}/kernel
 arch=x86_64
 series=original
-base=6.1 base_given=0 series_given=0 full=0 plan=0
+base=6.1 base_given=0 series_given=0 full=0 plan=0 built=0
 ksrc='' ref='' onto='' upatches='' name='' split_dir=''
+hold_pid=${MMUBENCH_HOLD_PID:-$PPID}
 trap '[[ -z $split_dir ]] || rm -rf "$split_dir"' EXIT
 
 
@@ -80,12 +94,14 @@ while (($#)); do
 	--patches) upatches=${2:?--patches needs a value}; shift 2 ;;
 	--name) name=${2:?--name needs a value}; shift 2 ;;
 	--full) full=1; shift ;;
+	--hold-for) hold_pid=${2:?--hold-for needs a value}; shift 2 ;;
 	--plan) plan=1; shift ;;
 	-h|--help) usage 0 ;;
 	*) usage ;;
 	esac
 done
 
+[[ $hold_pid =~ ^[1-9][0-9]*$ ]] || die "--hold-for $hold_pid: a process id (the run that boots the kernel)" 2
 case $arch in
 x86_64) cross='' target=bzImage image=arch/x86/boot/bzImage ;;
 arm64) cross=aarch64-linux-gnu- target=Image image=arch/arm64/boot/Image ;;
@@ -299,25 +315,70 @@ built_with() { # TREE KEY
 	[[ -f $1/build/$image && $(cat "$1/build/.mmubench-key" 2>/dev/null) == "$2" ]]
 }
 
-build_original() {
-	tree=$orig_trees/original-$arch$sfx
-	local key; key=$(key_of original)
+# kernel_at LINK NAME: tree and key for NAME's kernel, whose folder is
+# LINK.KEY16, held for the run; success if it is built.  Otherwise the
+# folder is emptied of an interrupted build's files (the arch's build
+# lock is ours: nobody else builds it) for the caller to build in.
+kernel_at() { # LINK NAME
+	key=$(key_of "$2")
+	tree=$1.${key:0:16}
+	hold_for "$hold_pid" "$tree"
 	if built_with "$tree" "$key"; then
 		note "cache hit: $tree/build/$image"
-		return
+		kernel_link "$1"
+		return 0
 	fi
-	# A new source tarball has old mtimes from the archive: start afresh.
-	if [[ $(cat "$tree/.mmubench-src" 2>/dev/null) != "$src_id" ]]; then
-		rm -rf "$tree"
-		timed "cp -al source" cp -al "$src" "$tree"
-		echo "$src_id" >"$tree/.mmubench-src"
+	find "$tree" -mindepth 1 -maxdepth 1 ! -name .mmubench-hold -exec rm -rf {} +
+	return 1
+}
+
+# kernel_link LINK: LINK names tree, the newest kernel of its name, for
+# whoever reads the cache by name (the tests); replaced atomically.  A
+# folder of the layout before keys (a rebuild in place) goes.
+kernel_link() { # LINK
+	if [[ -d $1 && ! -L $1 ]]; then
+		timed "remove old-layout tree" rm -rf "$1"
 	fi
+	ln -sfn "${tree##*/}" "$1.tmp.$$"
+	mv -T "$1.tmp.$$" "$1"
+}
+
+# build_id ELF: its GNU build id, the one the running kernel reports in
+# /sys/kernel/notes (or /sys/module/NAME/notes).
+build_id() { # ELF
+	readelf -n "$1" | awk '/Build ID:/ { print $3; exit }'
+}
+
+# kernel_done LINK: the build in tree is complete.  Written last: the
+# build ids, the source it came from (lib/kernel/cache.sh), its own size
+# (what removing it frees: the files not hard links of the source), the
+# key, and then the link.
+kernel_done() { # LINK
+	local id
+	if [[ $kind == full ]]; then
+		id=$(build_id "$tree/build/vmlinux")
+		[[ $id ]] || die "$tree/build/vmlinux has no GNU build id (ld --build-id)"
+		echo "vmlinux $id" >"$tree/build/.mmubench-id"
+	fi
+	[[ -s $tree/build/.mmubench-id ]] || die "no build ids in $tree/build/.mmubench-id"
+	echo "$src" >"$tree/.mmubench-src"
+	[[ $kind != modules ]] || echo "${deb_image%/boot/*}" >"$tree/.mmubench-deb"
+	find "$tree" -type f -links 1 -printf '%b\n' |
+		awk '{ s += $1 } END { printf "%d\n", s * 512 }' >"$tree/.mmubench-size"
+	echo "$key" >"$tree/build/.mmubench-key"
+	kernel_link "$1"
+	built=1
+}
+
+build_original() {
+	local link=$orig_trees/original-$arch$sfx
+	kernel_at "$link" original && return
+	timed "cp -al source" cp -al "$src/." "$tree/"
 	mkdir -p "$tree/build"
-	rm -f "$tree/build/.mmubench-key" "$tree/build/build.log"
 	timed configure configure
 	verify_config original
 	timed "make $target" compile
-	echo "$key" >"$tree/build/.mmubench-key"
+	kernel_done "$link"
 }
 
 # tools/ (objtool) is built with absolute paths, unlike the kernel proper.
@@ -331,7 +392,7 @@ seed() {
 	# cache was built elsewhere and moved here (then grep -F below would
 	# find nothing, and objtool would rebuild with the whole kernel).
 	from=$(grep -rhoIE --exclude=build.log \
-		"/[^[:space:]:\"'=]*/trees/${orig_trees#"$cache/trees/"}/original-$arch$sfx/" "$1/tools" |
+		"/[^[:space:]:\"'=]*/trees/${orig_trees#"$cache/trees/"}/original-$arch$sfx\.[0-9a-f]{16}/" "$1/tools" |
 		sort | uniq -c | sort -rn | awk 'NR == 1 { print $2 }') || true
 	from=${from%/}
 	[[ $from ]] || from=${1%/build}
@@ -344,30 +405,25 @@ seed() {
 }
 
 build_series() {
-	local orig_build=$tree/build
-	tree=$trees/$series-$arch$sfx
-	local key; key=$(key_of "$series")
-	if built_with "$tree" "$key"; then
-		note "cache hit: $tree/build/$image"
-		return
-	fi
-	[[ ! -e $tree ]] || timed "remove old tree" rm -rf "$tree"
-	timed "cp -al source" cp -al "$src" "$tree"
+	local orig_build=$tree/build link=$trees/$series-$arch$sfx
+	kernel_at "$link" "$series" && return
+	timed "cp -al source" cp -al "$src/." "$tree/"
 	timed "apply ${#patches[@]} patches" apply_patches
 	timed "seed build dir" seed "$orig_build"
-	rm -f "$tree/build/.mmubench-key" "$tree/build/build.log"
+	rm -f "$tree/build/.mmubench-key" "$tree/build/.mmubench-id" "$tree/build/build.log"
 	localversion "$series"
 	# Same fragment as the seed; olddefconfig only picks up new symbols.
 	timed configure kmake olddefconfig
 	verify_config "$series"
 	timed "make $target" compile
-	echo "$key" >"$tree/build/.mmubench-key"
+	kernel_done "$link"
 }
 
 # --plan: "KIND NAME cached|to build", by the key the build would write.
-plan_one() { # NAME TREE
-	local st="to build"
-	! built_with "$2" "$(key_of "$1")" || st=cached
+plan_one() { # NAME LINK
+	local st="to build" k
+	k=$(key_of "$1")
+	! built_with "$2.${k:0:16}" "$k" || st=cached
 	echo "$kind $1 $st"
 }
 
@@ -380,6 +436,10 @@ if ((plan)); then
 	debian_series
 	src_id=$(stat -c '%s-%Y' "$tarball")
 else
+	# Shared with every build: no source goes while one runs
+	# (lib/kernel/cache.sh prune).
+	exec 6>>"$cache/.lock-prune"
+	flock -s 6
 	exec 9>"$cache/.lock-$arch"
 	if ! flock -n 9; then
 		note "waiting for another build of $arch ($cache/.lock-$arch)"
@@ -429,4 +489,9 @@ else
 	[[ $series == original ]] || build_series
 fi
 note "$(printf '%-22s %7.1f s' "$base/$arch/$series total" "$(echo "$EPOCHREALTIME - $t_all" | bc)")"
+# A new kernel: the cache's limits again (this build's kernels are held).
+if ((built)); then
+	exec 6>&- 9>&-
+	"$here/cache.sh" prune >&2 || note "lib/kernel/cache.sh prune failed (the build is done)"
+fi
 echo "$tree/build/$image"

@@ -3,7 +3,7 @@
 # An x86_64 nested kernel of the kind "modules": Debian's image of the
 # base (lib/kernel/debian.sh) and KVM built from the base's source as its
 # modules, with the image's config and a series' patches.  Its tree is
-# named as a whole build's (trees/BASE/SERIES-x86_64) and holds:
+# named as a whole build's (trees/BASE/SERIES-x86_64.KEY) and holds:
 #   build/                        modules_prepare with the image's config
 #                                 (+ kvm-modules.config, and the base's)
 #   arch/x86/kvm/, virt/kvm/      KVM's objects, built where kbuild builds
@@ -13,6 +13,8 @@
 #                                 its file "load": the image's modules
 #                                 that KVM and a virtio disk need, then
 #                                 kvm.ko and kvm-amd.ko without debug info
+#   build/.mmubench-id            the build ids of Debian's vmlinux, kvm.ko
+#                                 and kvm-amd.ko, which the booted L1 reports
 # kvm.ko says which series it is, MODULE_VERSION("mmub-SERIES"), in
 # /sys/module/kvm/version (mmubench's env.kvm_module), as the release of
 # a whole build (-mmub-SERIES) does.  kvm-intel.ko is not built: the
@@ -24,7 +26,7 @@
 # kernel, built with --full for every side alike.
 #
 # Sourced by build.sh: uses its tree, series, patches, fragments, kmake,
-# timed, seed and verify_config.
+# timed, seed, verify_config, kernel_at, kernel_done and build_id.
 # shellcheck disable=SC2154 # build.sh's globals
 
 modules_files_re='^(arch/x86/kvm/|virt/kvm/|Documentation/|tools/|arch/(alpha|arc|arm|arm64|csky|hexagon|loongarch|m68k|microblaze|mips|nios2|openrisc|parisc|powerpc|riscv|s390|sh|sparc|um|xtensa)/)'
@@ -103,19 +105,31 @@ modules_bundle() {
 	mkdir -p "$tree/build/arch/x86/boot"
 	ln -f "$deb_image" "$tree/build/$image" 2>/dev/null ||
 		cp "$deb_image" "$tree/build/$image"
+	modules_ids >"$tree/build/.mmubench-id"
+}
+
+# The build ids the booted L1 reports: Debian's vmlinux (out of its
+# image, by the tree's own scripts/extract-vmlinux) and our two modules.
+modules_ids() {
+	local v id
+	v=$(mktemp)
+	"$tree/scripts/extract-vmlinux" "$deb_image" >"$v" 2>/dev/null ||
+		{ rm -f "$v"; die "scripts/extract-vmlinux could not unpack $deb_image"; }
+	id=$(build_id "$v")
+	rm -f "$v"
+	[[ $id ]] || die "Debian's $deb_image: no GNU build id in its vmlinux"
+	echo "vmlinux $id"
+	for n in kvm kvm-amd; do
+		id=$(build_id "$tree/build/mmubench-modules/$n.ko")
+		[[ $id ]] || die "$n.ko has no GNU build id"
+		echo "${n//-/_} $id"
+	done
 }
 
 build_modules_original() {
-	tree=$orig_trees/original-$arch
-	local key; key=$(key_of original)
-	if built_with "$tree" "$key"; then
-		note "cache hit: $tree/build/$image"
-		return
-	fi
-	# Objects of another build lie in the tree itself: start afresh.
-	[[ ! -e $tree ]] || timed "remove old tree" rm -rf "$tree"
-	timed "cp -al source" cp -al "$src" "$tree"
-	echo "$src_id" >"$tree/.mmubench-src"
+	local link=$orig_trees/original-$arch
+	kernel_at "$link" original && return
+	timed "cp -al source" cp -al "$src/." "$tree/"
 	mkdir -p "$tree/build"
 	timed configure modules_configure
 	verify_config
@@ -124,7 +138,7 @@ build_modules_original() {
 	modules_id original
 	timed "make kvm modules" modules_compile
 	timed "bundle" modules_bundle
-	echo "$key" >"$tree/build/.mmubench-key"
+	kernel_done "$link"
 }
 
 # KVM's objects of the original, into a series' tree: the files of those
@@ -145,21 +159,15 @@ modules_seed_objects() { # ORIGINAL-TREE
 }
 
 build_modules_series() {
-	local orig=$tree
-	tree=$trees/$series-$arch
-	local key; key=$(key_of "$series")
-	if built_with "$tree" "$key"; then
-		note "cache hit: $tree/build/$image"
-		return
-	fi
-	[[ ! -e $tree ]] || timed "remove old tree" rm -rf "$tree"
-	timed "cp -al source" cp -al "$src" "$tree"
+	local orig=$tree link=$trees/$series-$arch
+	kernel_at "$link" "$series" && return
+	timed "cp -al source" cp -al "$src/." "$tree/"
 	timed "apply ${#patches[@]} patches" apply_patches
 	timed "seed build dir" seed "$orig/build"
 	timed "seed kvm objects" modules_seed_objects "$orig"
-	rm -f "$tree/build/.mmubench-key" "$tree/build/build.log"
+	rm -f "$tree/build/.mmubench-key" "$tree/build/.mmubench-id" "$tree/build/build.log"
 	modules_id "$series"
 	timed "make kvm modules" modules_compile
 	timed "bundle" modules_bundle
-	echo "$key" >"$tree/build/.mmubench-key"
+	kernel_done "$link"
 }
