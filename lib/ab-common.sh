@@ -163,17 +163,23 @@ ab_build_args() {
 }
 
 # ab_kernel SIDE: lib/kernel/build.sh, its log in DIR/build-SIDE.log; the
-# image's path in kernel_image[SIDE].  With --kernel-src, base is set
-# from the kernel built (its release).
-declare -A kernel_image=()
+# image's path in kernel_image[SIDE], and the build ids every boot of it
+# must report in DIR/build-SIDE.id (kernel_id[SIDE]), copied while the
+# kernel is held: it stays held, in its own folder, until this script
+# ends (lib/kernel/hold.sh).  With --kernel-src, base is set from the
+# kernel built (its release).
+declare -A kernel_image=() kernel_id=()
 ab_kernel() {
 	local log=$out/build-$1.log release
 	ab_build_args "$1"
 	echo "$prog: kernel $1 (${ksrc:-$base}, $arch): lib/kernel/build.sh, log in $log" >&2
 	clock "kernel $1" "$repo/lib/kernel/build.sh" --arch "$arch" "${build_args[@]}" \
-		>"$log" 2>&1 ||
+		--hold-for $$ >"$log" 2>&1 ||
 		{ tail -n 20 "$log" >&2; die "kernel $1 did not build; see $log"; }
 	kernel_image[$1]=$(tail -n1 "$log")
+	kernel_id[$1]=$out/build-$1.id
+	cp "${kernel_image[$1]%/arch/*}/.mmubench-id" "${kernel_id[$1]}" ||
+		die "kernel $1: no build ids beside ${kernel_image[$1]}"
 	[[ $ksrc ]] || return 0
 	release=$(cat "${kernel_image[$1]%/arch/*}/include/config/kernel.release") ||
 		die "kernel $1: no include/config/kernel.release beside ${kernel_image[$1]}"

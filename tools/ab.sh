@@ -28,6 +28,8 @@
 # Every run's JSON and output stay in DIR (default ./ab-NAME-DATE):
 #   runs/A-1.json runs/A-1.log ...  every run
 #   A.json B.json [C.json ...]      each side's runs in one document
+#   build-NAME.log build-NAME.id    each kernel's build, and the build ids
+#                                   every boot of it must report
 #   compare.txt compare.json        "mmubench compare A.json B.json ..."
 #   time.txt                        where the time went
 #   runs/SIDE-I.log.failed          a run redone once (lib/retry.sh)
@@ -226,7 +228,8 @@ one_run() { # SIDE INDEX
 		rc=0
 		progress "$side" "$i" "$name"
 		clock "runs $side" "$repo/tools/kvm-exec.sh" --arch "$arch" \
-			--kernel "${kernel_image[$name]}" "${run_opts[@]}" "$bin" "$guest" \
+			--kernel "${kernel_image[$name]}" --kernel-id "${kernel_id[$name]}" \
+			"${run_opts[@]}" "$bin" "$guest" \
 			"${scenario[@]}" --json "$out/runs/$side-$i.json" >"$log" 2>&1 || rc=$?
 		progress_erase
 		((rc)) || [[ ! -s $out/runs/$side-$i.json ]] || break

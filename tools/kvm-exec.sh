@@ -7,7 +7,8 @@
 # written on this side, atomically, in both cases.
 #
 #   tools/kvm-exec.sh [--arch A] [--smp N] [--mem SIZE] [--cpu MODEL]
-#                  [--append KARGS] [--timeout SEC] [--base B] [--series NAME | --kernel IMAGE]
+#                  [--append KARGS] [--timeout SEC] [--base B]
+#                  [--series NAME | --kernel IMAGE [--kernel-id FILE]]
 #                  [--clock C]
 #                  [--sh SCRIPT [--file FILE]...] MMUBENCH GUEST [SCENARIO OPTIONS...]
 #
@@ -38,7 +39,7 @@ while (($#)); do
 	case $1 in
 	-h|--help) usage 0 ;;
 	--arch) arch=${2:?--arch needs a value}; shift 2 ;;
-	--smp|--mem|--cpu|--append|--timeout|--base|--series|--kernel|--clock)
+	--smp|--mem|--cpu|--append|--timeout|--base|--series|--kernel|--kernel-id|--clock)
 		nested+=("$1" "${2:?$1 needs a value}"); shift 2 ;;
 	--sh) script=${2:?--sh needs a script}; shift 2 ;;
 	--file) extra+=("${2:?--file needs a value}"); shift 2 ;;
@@ -107,7 +108,7 @@ fi
 
 # Nor is a base, series or image this machine's kernel: say so rather than run
 # on whatever kernel this machine has.
-if [[ $mode == direct && " ${nested[*]} " =~ \ --(base|series|kernel)\ ([^ ]*)\  ]]; then
+if [[ $mode == direct && " ${nested[*]} " =~ \ --(base|series|kernel|kernel-id)\ ([^ ]*)\  ]]; then
 	die "--${BASH_REMATCH[1]} ${BASH_REMATCH[2]}: names a nested kernel, and this run is on this machine's /dev/kvm (MMUBENCH_KVM=nested runs it nested)"
 fi
 

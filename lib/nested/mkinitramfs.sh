@@ -21,7 +21,8 @@
 # line (kvm.nx_huge_pages=force), as modprobe would.
 #
 # /init talks to the host over the console with marker lines (see
-# run.sh): @@MMUBENCH:BOOTED@@, @@MMUBENCH:NOKVM@@, then the command's
+# run.sh): @@MMUBENCH:BOOTED@@, @@MMUBENCH:KERNEL@@ (its build ids),
+# @@MMUBENCH:NOKVM@@, then the command's
 # stdout and stderr, base64'd so that the tty cannot mangle them, between
 # @@MMUBENCH:STDOUT@@ / @@MMUBENCH:STDERR@@ / @@MMUBENCH:EXIT=N@@.
 set -euo pipefail
@@ -243,6 +244,39 @@ if [ -f "$M/load" ]; then
 			echo "@@MMUBENCH:WARN@@ insmod $m $args failed: $(dmesg | tail -n 2 | tr '\n' ' ')"
 	done <"$M/load"
 fi
+
+# The kernel that booted, by its GNU build ids (and KVM's modules'):
+# lib/nested/run.sh compares them with those lib/kernel/build.sh
+# recorded when the run took the kernel.  od and awk read the notes,
+# each "namesz descsz type name desc" in 4-byte words.
+build_id() {
+	od -An -v -tx1 "$1" 2>/dev/null | awk '
+	function h(s,  i, v) {
+		for (i = 1; i <= length(s); i++)
+			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		return v
+	}
+	function w(p) { return h(b[p + 3] b[p + 2] b[p + 1] b[p]) }
+	{ for (i = 1; i <= NF; i++) b[n++] = $i }
+	END {
+		o = 0
+		while (o + 12 <= n) {
+			ns = w(o); ds = w(o + 4); d = o + 12 + int((ns + 3) / 4) * 4
+			if (w(o + 8) == 3 && ns == 4 && b[o + 12] b[o + 13] b[o + 14] == "474e55") {
+				for (i = 0; i < ds; i++) s = s b[d + i]
+				print s
+				exit
+			}
+			o = d + int((ds + 3) / 4) * 4
+		}
+	}'
+}
+ids="release=$(uname -r)"
+for n in vmlinux:/sys/kernel/notes kvm:/sys/module/kvm/notes/.note.gnu.build-id \
+		kvm_amd:/sys/module/kvm_amd/notes/.note.gnu.build-id; do
+	[ ! -r "${n#*:}" ] || ids="$ids ${n%%:*}=$(build_id "${n#*:}")"
+done
+echo "@@MMUBENCH:KERNEL@@ $ids"
 
 if [ ! -c /dev/kvm ]; then
 	echo "@@MMUBENCH:NOKVM@@ $(dmesg | grep -i -m3 kvm | tr '\n' ' ')"

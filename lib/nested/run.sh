@@ -5,7 +5,8 @@
 # /dev/kvm has the TDP MMU (x86_64) or stage 2 (arm64): the nested way to
 # test KVM and its patched kernels, on any machine.
 #
-#   lib/nested/run.sh [--arch x86_64|arm64] [--kernel IMAGE [--modules DIR]] [--base B] [--series NAME]
+#   lib/nested/run.sh [--arch x86_64|arm64] [--kernel IMAGE [--modules DIR] [--kernel-id FILE]]
+#                    [--base B] [--series NAME]
 #                    [--smp N] [--mem SIZE] [--cpu MODEL] [--append ARGS]...
 #                    [--timeout SEC] [--clock host|icount[:SHIFT]]
 #                    [--file SRC[:DEST]]... [--disk FILE]... [-v]
@@ -18,6 +19,11 @@
 # A kernel of the modules kind (lib/kernel/modules.sh) has its modules in
 # mmubench-modules beside its build's arch/, which /init loads; --modules
 # DIR names them for an IMAGE elsewhere.
+# The booted kernel must report the GNU build ids lib/kernel/build.sh
+# recorded (build/.mmubench-id beside the image; --kernel-id FILE, the
+# copy a run took with the kernel): another kernel is a failure (1)
+# naming both, and the command's output is not passed on.  A kernel this
+# script builds (--base, --series) is held for the boot.
 # --smp N (2) is the command's CPUs; an x86_64 L1 has one more, CPU 0,
 # which the command never runs on (see below).
 # --disk FILE is a raw virtio-blk disk of L1 (/dev/vda, /dev/vdb, ... in
@@ -36,7 +42,7 @@ prog=lib/nested/run.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../preamble.sh"
 # shellcheck source=../kernel/source.sh
 source "$repo/lib/kernel/source.sh"	# kernel_bases, kernel_base
-arch=x86_64 kernel='' modules='' base=6.1 series=original smp=2 mem=2G cpu=max timeout=600 clock=host
+arch=x86_64 kernel='' modules='' kernel_id='' base=6.1 series=original smp=2 mem=2G cpu=max timeout=600 clock=host
 append='' verbose='' smp_given=''
 files=()
 disks=()
@@ -52,11 +58,13 @@ usage() { # [STATUS]: 0 for --help, on stdout
 
 while (($#)); do
 	case $1 in
-	--arch|--kernel|--modules|--base|--series|--smp|--mem|--cpu|--append|--timeout|--file|--disk|--clock)
+	--arch|--kernel|--modules|--kernel-id|--base|--series|--smp|--mem|--cpu|--append|--timeout|--file|--disk|--clock)
 		(($# >= 2)) || die "$1 needs a value" 2 ;;&
 	--arch) arch=$2 ;;
 	--kernel) kernel=$2 ;;
 	--modules) modules=$2 ;;
+	--kernel-id) [[ -f $2 ]] || die "--kernel-id $2: no such file (build/.mmubench-id of a kernel)" 2
+		kernel_id=$2 ;;
 	--base) base=$2 ;;
 	--series) series=$2 ;;
 	--smp) smp=$2 smp_given=1 ;;
@@ -175,12 +183,18 @@ if [[ -z $kernel ]]; then
 	log=$tmp/build.err
 	[[ -z $verbose ]] || log=/dev/stderr
 	if ! kernel=$("$repo/lib/kernel/build.sh" --base "$base" --arch "$arch" --series "$series" \
-			2>"$log" | tail -n1); then
+			--hold-for $$ 2>"$log" | tail -n1); then
 		[[ $verbose ]] || cat "$log" >&2
 		die "could not build the $arch kernel (lib/kernel/build.sh --base $base --arch $arch --series $series)"
 	fi
 fi
 [[ -f $kernel ]] || die "no kernel image at $kernel"
+# The ids to expect, taken now: a folder replaced during the boot (or,
+# with --kernel-id, since the run took the kernel) is then caught.
+if [[ -z $kernel_id && -f ${kernel%/arch/*}/.mmubench-id ]]; then
+	kernel_id=$tmp/kernel-id
+	cp "${kernel%/arch/*}/.mmubench-id" "$kernel_id"
+fi
 if [[ -z $modules && -f ${kernel%/arch/*}/mmubench-modules/load ]]; then
 	modules=${kernel%/arch/*}/mmubench-modules
 fi
@@ -270,6 +284,19 @@ fi
 if [[ -z $booted ]]; then
 	tail_log
 	die "the $arch L1 kernel did not boot (qemu exit $qrc, no /init marker on the console): $kernel" 125
+fi
+# The kernel that booted is the one built, by every build id recorded.
+if [[ $kernel_id ]]; then
+	kmark=$(mark KERNEL)
+	# No marker and no end: the checks below say how the guest died.
+	[[ $kmark || -z $(mark EXIT=) ]] ||
+		die "the booted kernel did not report its build ids (no KERNEL marker): $kernel" 1
+	while read -r n want; do
+		got=$(tr ' ' '\n' <<<"${kmark#* }" | sed -n "s/^$n=//p")
+		[[ $got != "$want" ]] || continue
+		rel=$(tr ' ' '\n' <<<"${kmark#* }" | sed -n 's/^release=//p')
+		die "the booted kernel is not the one this run took: its $n has build id ${got:-(none)}, expected $want (${kernel%/build/*}, as its build/.mmubench-id said when the run took it; booted release $rel): was the kernel's folder replaced under this run?" 1
+	done <"$kernel_id"
 fi
 nokvm=$(mark NOKVM)
 if [[ $nokvm ]]; then
