@@ -128,7 +128,7 @@ remove() { # DIR WHY
 }
 
 prune_kernels() {
-	local t size d total=0 now limit list=() kept=0
+	local t size d total=0 now limit list=()
 	now=$(date +%s)
 	limit=$(bytes "$max_size")
 	while read -r t size d; do
@@ -149,7 +149,6 @@ prune_kernels() {
 		[[ $why ]] || continue
 		if ! free_to_remove "$d"; then
 			echo "$prog: kept $(rel "$d"): held by a run (it would go: $why)"
-			kept=$((kept + 1))
 			continue
 		fi
 		remove "$d" "$why"
