@@ -88,21 +88,33 @@ ab() { # OUT SIDES [ARGS...]
 
 freed() { json_val "$1" .results.runs[0].zap.kernel_tables_freed; }
 
-# wait_for FILE: until it exists (300 s at most).
-wait_for() { # FILE
+# wait_for FILE PID LOG: until FILE exists (300 s at most) while the run
+# PID, logging to LOG, goes on.
+wait_for() { # FILE PID LOG
 	local i
 	for ((i = 0; i < 1500; i++)); do
 		[[ -e $1 ]] && return
+		kill -0 "$2" 2>/dev/null || { tail -n 20 "$3"; fail "the run ended with no $1"; }
 		sleep 0.2
 	done
 	fail "no $1 after 300 s"
+}
+
+# The test-only kernel test 4 changes under its runs, and its link: gone
+# before (a killed run leaves it, changed) and after it.
+drop_replaced() {
+	rm -rf "$CACHE"/kernel/trees/tar-*/test-replaced-x86_64{,.????????????????}
+}
+
+teardown() {
+	[[ $BATS_TEST_DESCRIPTION != "a kernel replaced"* ]] || drop_replaced
 }
 
 @test "two A/Bs at once with the same side name and different series: each its own kernel and effect" {
 	[[ $ARCH == x86_64 ]] || skip "an x86 TDP MMU series"
 	require_series original x86_64 6.12
 	local o1=$BATS_TEST_TMPDIR/ab1 o2=$BATS_TEST_TMPDIR/ab2 v2=$BATS_TEST_TMPDIR/v2.mbox
-	local ctl=$BATS_TEST_TMPDIR/control.mbox p1 p2 rc1=0 rc2=0 k1 k2 k f1 f2 i o
+	local ctl=$BATS_TEST_TMPDIR/control.mbox p p1 p2 rc1=0 rc2=0 k1 k2 k f1 f2 i o
 	cat "$ROOT/patches/6.12/$SERIES"/*.patch >"$v2"
 	cat "$ROOT/patches/6.12/$CONTROL"/*.patch >"$ctl"
 	ab "$o1" "original=,v2=$v2" >"$BATS_TEST_TMPDIR/1.log" 2>&1 3>&- &
@@ -113,7 +125,8 @@ wait_for() { # FILE
 	# still to boot): kept, as held.
 	for i in 1 2; do
 		[[ $i == 1 ]] && o=$o1 || o=$o2
-		wait_for "$o/runs/A-1.json"
+		[[ $i == 1 ]] && p=$p1 || p=$p2
+		wait_for "$o/runs/A-1.json" "$p" "$BATS_TEST_TMPDIR/$i.log"
 		k=$(tail -n1 "$o/build-v2.log")
 		k=${k%/build/*}
 		run "$ROOT/lib/kernel/cache.sh" prune --max-age 0 --max-size 0 "$k"
@@ -136,31 +149,37 @@ wait_for() { # FILE
 @test "a kernel replaced or removed under a running A/B fails that run, naming it, and writes no result" {
 	[[ $ARCH == x86_64 ]] || skip "an x86 TDP MMU series"
 	require_series original x86_64 6.12
-	local o=$BATS_TEST_TMPDIR/ab v2=$BATS_TEST_TMPDIR/v2.mbox p rc=0 k a
+	local o=$BATS_TEST_TMPDIR/ab v2=$BATS_TEST_TMPDIR/v2.mbox p rc=0 k a id rec
 	cat "$ROOT/patches/6.12/$SERIES"/*.patch >"$v2"
+	drop_replaced
 	# Replaced: B's kvm.ko becomes the original's after B's first boot.
 	ab "$o" "original=,test-replaced=$v2" --repeat 2 >"$BATS_TEST_TMPDIR/r.log" 2>&1 3>&- &
 	p=$!
-	wait_for "$o/runs/B-1.json"
+	wait_for "$o/runs/B-1.json" "$p" "$BATS_TEST_TMPDIR/r.log"
 	k=$(tail -n1 "$o/build-test-replaced.log") a=$(tail -n1 "$o/build-original.log")
 	k=${k%/build/*} a=${a%/build/*}
 	cp "$a/build/mmubench-modules/kvm.ko" "$k/build/mmubench-modules/kvm.ko"
+	id=$(awk '$1 == "kvm" { print $2 }' "$a/build/.mmubench-id")
+	rec=$(awk '$1 == "kvm" { print $2 }' "$o/build-test-replaced.id")
 	wait "$p" || rc=$?
 	assert_equal "$rc" 1
 	run cat "$BATS_TEST_TMPDIR/r.log"
-	assert_line --regexp "^lib/nested/run.sh: error: the booted kernel is not the one this run took: its kvm has build id [0-9a-f]{40}, expected $(awk '$1 == "kvm" { print $2 }' "$o/build-test-replaced.id") \\($k, as its build/.mmubench-id said when the run took it; booted release [^)]*\\): was the kernel's folder replaced under this run\\?$"
+	assert_line --regexp "^lib/nested/run.sh: error: the booted kernel is not the one this run took: its kvm has build id $id, expected $rec \\($k, as its build/.mmubench-id said when the run took it; booted release [^)]*\\): was the kernel's folder replaced under this run\\?$"
 	assert_line "tools/ab.sh: error: run B 2/2 (test-replaced) failed (exit 1); see $o/runs/B-2.log"
 	assert_file_not_exists "$o/runs/B-2.json"
 	assert_file_not_exists "$o/compare.json"
-	# Removed: the folder gone after B's first boot.
-	rm -rf "$k" "$o"
+	# The next build of it finds it changed and builds it again, not a
+	# cache hit.  Removed: the folder gone after B's first boot.
+	rm -rf "$o"
 	rc=0
 	ab "$o" "original=,test-replaced=$v2" --repeat 2 >"$BATS_TEST_TMPDIR/d.log" 2>&1 3>&- &
 	p=$!
-	wait_for "$o/runs/B-1.json"
+	wait_for "$o/runs/B-1.json" "$p" "$BATS_TEST_TMPDIR/d.log"
 	rm -rf "$k"
 	wait "$p" || rc=$?
 	assert_equal "$rc" 1
+	run cat "$o/build-test-replaced.log"
+	assert_line "lib/kernel/build.sh: $k: build/mmubench-modules/kvm.ko has build id $id, its build recorded $rec: built again"
 	run cat "$BATS_TEST_TMPDIR/d.log"
 	assert_line "lib/nested/run.sh: error: no kernel image at $k/build/arch/x86/boot/bzImage"
 	assert_file_not_exists "$o/runs/B-2.json"

@@ -315,13 +315,43 @@ built_with() { # TREE KEY
 	[[ -f $1/build/$image && $(cat "$1/build/.mmubench-key" 2>/dev/null) == "$2" ]]
 }
 
+# ids_intact TREE: the files of TREE whose build ids its build recorded
+# (build/.mmubench-id) still have them; else says which does not.
+# Debian's vmlinux of the modules kind is not in the tree: only the
+# boot's check (lib/nested/run.sh) sees it.
+ids_intact() { # TREE
+	local name id f now
+	[[ -f $1/build/.mmubench-id ]] || { echo "build/.mmubench-id is gone"; return 1; }
+	while read -r name id; do
+		case $name in
+		vmlinux) [[ $kind == full ]] || continue; f=$1/build/vmlinux ;;
+		*) f=$1/build/mmubench-modules/${name//_/-}.ko ;;
+		esac
+		now=$([[ -f $f ]] && build_id "$f")
+		[[ $now == "$id" ]] && continue
+		echo "${f#"$1/"} has build id ${now:-(none: no such file)}, its build recorded $id"
+		return 1
+	done <"$1/build/.mmubench-id"
+}
+
 # kernel_at LINK NAME: tree and key for NAME's kernel, whose folder is
 # LINK.KEY16, held for the run; success if it is built.  Otherwise the
 # folder is emptied of an interrupted build's files (the arch's build
 # lock is ours: nobody else builds it) for the caller to build in.
 kernel_at() { # LINK NAME
+	local why
 	key=$(key_of "$2")
 	tree=$1.${key:0:16}
+	if built_with "$tree" "$key" && ! why=$(ids_intact "$tree"); then
+		# Built, then changed (a file copied over, by hand or by a
+		# test): not this key's kernel any more.  Built again, but
+		# never under a run that holds it.
+		free_to_remove "$tree" ||
+			die "$tree: $why, and another run holds it: let that run end (it fails at its next boot) and run again"
+		note "$tree: $why: built again"
+		rm -f "$tree/build/.mmubench-key"
+		exec {hold_fd}>&-
+	fi
 	hold_for "$hold_pid" "$tree"
 	if built_with "$tree" "$key"; then
 		note "cache hit: $tree/build/$image"

@@ -52,7 +52,7 @@ hold_for() { # PID DIR...
 			fd=${fd##*/}
 			[[ $keep == *" $fd "* ]] || ((fd < 3)) || eval "exec $fd>&-"
 		done
-		exec tail -f --pid="$pid" /dev/null
+		exec tail -f -s 0.2 --pid="$pid" /dev/null
 	) </dev/null >/dev/null 2>&1 &
 	for fd in "${fds[@]}"; do exec {fd}>&-; done
 }
