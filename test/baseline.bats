@@ -235,12 +235,15 @@ x86_64/test-other/seednway/$NIGHT1-$commit"
 	assert_success
 	assert_line --regexp "^== x86_64/original/zap: $NIGHT1-[^ ]+ \(the store\) -> tonight$"
 	# Every judged metric judged at its own resolution: flagged by both
-	# tests within it (worse, better), or "no change" beyond it; never
-	# "cannot tell", whose resolution would be wider than its rule.
-	assert_line --regexp '^  (worse|better|no change) +zap madvise_p50_us same4: median '
-	assert_equal "$(grep -cE '^  (worse|better|no change) +zap [a-z0-9_]+ same4: median ' <<<"$output")" \
+	# tests within it (worse, better), "no change" beyond it, or a
+	# median past the threshold that neither test flags ("cannot tell
+	# ... not significant by both": an A/A of 5 runs a night can do it,
+	# CI at 9d6e654: madvise_p50_us 86 -> 4063 us, MW p 0.69); never a
+	# resolution wider than its rule.
+	assert_line --regexp '^  (worse|better|no change|cannot tell) +zap madvise_p50_us same4: median '
+	assert_equal "$(grep -cE '^  (worse|better|no change|cannot tell) +zap [a-z0-9_]+ same4: median ' <<<"$output")" \
 		"$(wc -l <"$thr")"
-	refute_line --regexp "^  cannot tell "
+	refute_line --regexp "^  cannot tell .*: a regression of [0-9.]+ % could hide here$"
 	echo "# $(grep 'zap madvise_p50_us same4' <<<"$output")" >&3
 	refute_line --partial REGRESSION
 	assert_line "baseline: no regression (1 compared, 0 without an earlier night)"
