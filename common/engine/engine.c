@@ -161,6 +161,8 @@ static void write_sentinels(struct engine *e, u64 epoch, u64 stamp,
 		if (wl->nr_ranges &&
 		    !mmub_wl_in_ranges(wl, addr - e->bi->test_gpa))
 			continue;
+		if (mmub_wl_cold_skip(wl, addr - e->bi->test_gpa))
+			continue;
 		if (wl->flags & MMUB_WL_CHECK)
 			check_old(e, rec, addr,
 				  write_then_exchange(addr, stamp), generation);
@@ -247,6 +249,8 @@ bool engine_pass(struct engine *e, u64 generation, bool loop,
 			continue;
 		if (sentinels && skipped(e, idx))
 			continue;
+		if (mmub_wl_cold_skip(wl, addr - e->bi->test_gpa))
+			continue;
 		w = wl->write_pct == 100 ||
 		    (wl->write_pct && (xorshift64(&e->rng) >> 32) < wthresh);
 		t0 = latency ? arch_clock() : 0;
@@ -298,6 +302,28 @@ static void engine_fill(struct engine *e, u64 generation)
 		.generation = generation,
 		.accesses = e->slice_size / MMUB_SZ_4K,
 		.writes = e->slice_size / MMUB_SZ_4K,
+	};
+	batch_boundary(e, generation, NULL);
+}
+
+/*
+ * MMUB_WL_COLD: the slice's cold pages (cold.h), once, before logging;
+ * no pass writes them after.  The test memory's page index counts from
+ * its start, as the host's bitmap does.
+ */
+static void engine_cold(struct engine *e, u64 generation)
+{
+	u64 stamp = batch_boundary(e, generation, NULL), off, n = 0;
+	u64 base = e->slice - e->bi->test_gpa;
+
+	for (off = 0; off < e->slice_size; off += MMUB_SZ_4K) {
+		if (!mmub_cold_page((base + off) >> 12))
+			continue;
+		*(volatile u64 *)(e->slice + off) = stamp;
+		n++;
+	}
+	e->mb->last = (struct mmub_pass){
+		.generation = generation, .accesses = n, .writes = n,
 	};
 	batch_boundary(e, generation, NULL);
 }
@@ -364,6 +390,9 @@ void engine_serve(struct engine *e)
 			break;
 		case MMUB_CMD_FILL:
 			engine_fill(e, arg);
+			break;
+		case MMUB_CMD_COLD:
+			engine_cold(e, arg);
 			break;
 		case MMUB_CMD_EXIT:
 			mmub_store_release(&mb->state, MMUB_STATE_DONE);

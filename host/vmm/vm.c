@@ -568,7 +568,8 @@ void vm_map_strides(const struct vm *vm, u64 first, u64 n, u64 *map)
 	for (u32 v = 0; v < vm->p.nr_vcpus; v++) {
 		for (u64 i = first; i < first + n; i++) {
 			off = v * slice + i * wl->stride;
-			if (!wl->nr_ranges || mmub_wl_in_ranges(wl, off))
+			if ((!wl->nr_ranges || mmub_wl_in_ranges(wl, off)) &&
+			    !mmub_wl_cold_skip(wl, off))
 				bitmap_assign(map, off / MMUB_SZ_4K, true);
 		}
 	}
@@ -578,6 +579,33 @@ void vm_map_strides(const struct vm *vm, u64 first, u64 n, u64 *map)
 void vm_selected_pages(const struct vm *vm, u64 *map)
 {
 	vm_map_strides(vm, 0, vm_strides_selected(vm), map);
+}
+
+u64 *vm_cold_pages(const struct vm *vm)
+{
+	u64 slice = vcpu_slice(vm), p, end;
+	u64 *map = calloc(vm->test.size / MMUB_SZ_4K / 64 + 1, 8);
+
+	if (!map)
+		die("out of memory for the cold pages' bitmap");
+	if (!(vm->p.wl.flags & MMUB_WL_COLD))
+		return map;
+	for (u32 v = 0; v < vm->p.nr_vcpus; v++) {
+		end = ((u64)v * slice + slice) / MMUB_SZ_4K;
+		for (p = (u64)v * slice / MMUB_SZ_4K; p < end; p++)
+			if (mmub_cold_page(p))
+				bitmap_assign(map, p, true);
+	}
+	return map;
+}
+
+int vm_write_cold(struct vm *vm)
+{
+	if (!(vm->p.wl.flags & MMUB_WL_COLD))
+		return 0;
+	if (vm_post(vm, MMUB_CMD_COLD, 0))
+		return -1;
+	return vm_wait(vm);
 }
 
 int vm_check(struct vm *vm)

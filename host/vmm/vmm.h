@@ -243,6 +243,14 @@ void vm_map_strides(const struct vm *vm, u64 first, u64 n, u64 *map);
  */
 void vm_selected_pages(const struct vm *vm, u64 *map);
 /*
+ * A new bitmap (a bit per 4K test page; free() it) of the cold pages the
+ * guest writes on MMUB_CMD_COLD (mmubench/cold.h): none without
+ * MMUB_WL_COLD.
+ */
+u64 *vm_cold_pages(const struct vm *vm);
+/* MMUB_CMD_COLD with the vCPUs idle, if the workload has cold pages. */
+int vm_write_cold(struct vm *vm);
+/*
  * In a MMUB_CMD_LOOP: wait until every vCPU completed @n more passes
  * (2: one whole pass begun after the call); -1 after reporting why not,
  * a vCPU stuck while doing @what too.

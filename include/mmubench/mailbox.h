@@ -21,6 +21,7 @@ enum mmub_cmd {
 	MMUB_CMD_LOOP = 2,	/* passes until stop != 0; cmd_arg = first generation */
 	MMUB_CMD_EXIT = 3,	/* leave the engine and ring MMUB_DB_DONE */
 	MMUB_CMD_FILL = 4,	/* write every 4K page of the slice once; cmd_arg = generation */
+	MMUB_CMD_COLD = 5,	/* write the slice's cold pages (cold.h); cmd_arg = generation */
 };
 
 enum mmub_state {

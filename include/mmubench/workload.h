@@ -9,6 +9,7 @@
 #define MMUBENCH_WORKLOAD_H
 
 #include <mmubench/types.h>
+#include <mmubench/cold.h>
 
 enum mmub_action {
 	MMUB_ACT_TOUCH = 0,	/* read/write one word per stride */
@@ -71,6 +72,14 @@ enum mmub_action {
 #define MMUB_WL_EXEC_WRITE	(1U << 7)
 
 /*
+ * Cold pages (mmubench/cold.h): one in every 64-page word of the dirty
+ * bitmap, written on MMUB_CMD_COLD before logging starts and left alone
+ * by every pass after.  Not with the execute workload, whose
+ * MMUB_WL_EXEC_WRITE writes the page after each instruction.
+ */
+#define MMUB_WL_COLD		(1U << 8)
+
+/*
  * The page's offset in the test memory, so that a page supplied at the
  * wrong place is told apart; the low byte 0, which no vCPU's stamp has.
  */
@@ -123,6 +132,16 @@ static inline bool mmub_wl_in_ranges(const struct mmub_workload *wl, u64 off)
 		if (off - wl->ranges[i].offset < wl->ranges[i].length)
 			return true;
 	return false;
+}
+
+/*
+ * Does a pass leave the stride at test-memory offset @off alone, as a
+ * cold page?  Only a 4K stride can start on one (cold.h).
+ */
+static inline bool mmub_wl_cold_skip(const struct mmub_workload *wl, u64 off)
+{
+	return (wl->flags & MMUB_WL_COLD) && wl->stride == 4096 &&
+	       mmub_cold_page(off >> 12);
 }
 
 /* Does the workload run code from the test memory? */

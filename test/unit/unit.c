@@ -42,6 +42,39 @@ static void test_sizes(void)
 	CHECK(mmub_parse_fraction("0.", &ppm));
 }
 
+/*
+ * One cold page in every 64-page word, never the first page of an 8K or
+ * larger stride, at every odd bit once over 32 words; only a 4K stride
+ * skips any.
+ */
+static void test_cold_pages(void)
+{
+	struct mmub_workload wl = { .flags = MMUB_WL_COLD, .stride = 4096 };
+	u64 w, b, n, bits = 0;
+
+	for (w = 0; w < 4096; w++) {
+		for (n = 0, b = 0; b < 64; b++) {
+			if (!mmub_cold_page(w * 64 + b))
+				continue;
+			n++;
+			CHECK(b & 1);
+			if (w < 32)
+				bits |= 1ULL << b;
+		}
+		CHECK(n == 1);
+	}
+	CHECK(bits == 0xaaaaaaaaaaaaaaaaULL);
+	CHECK(mmub_wl_cold_skip(&wl, 1 * 4096));
+	CHECK(!mmub_wl_cold_skip(&wl, 0));
+	wl.stride = 8192;
+	CHECK(!mmub_wl_cold_skip(&wl, 1 * 4096));
+	for (w = 0; w < (1 << 20); w += 2)
+		CHECK(!mmub_cold_page(w));
+	wl.stride = 4096;
+	wl.flags = 0;
+	CHECK(!mmub_wl_cold_skip(&wl, 1 * 4096));
+}
+
 static void test_workload_words(void)
 {
 	struct mmub_workload wl;
@@ -268,6 +301,7 @@ static void test_layout(void)
 int main(void)
 {
 	test_sizes();
+	test_cold_pages();
 	test_workload_words();
 	test_cmdline();
 	test_histogram();
