@@ -472,6 +472,20 @@ assert_drop_caught() {
 		fail "$1: not exactly the dropped page ($gfn) lost: $out"
 }
 
+# assert_cold_caught TAG LINE: the run TAG of --debug-drop-cold failed,
+# the page it dropped from the first harvest (the lowest cold page: word
+# 0, bit 1) named in LINE, a regular expression in which GFN stands for
+# its gfn.
+assert_cold_caught() {
+	local out gfn
+	assert_line "RESULT $1 rc=1"
+	out=$(result_lines "$1")
+	gfn=$(grep -oE "debug-drop-cold: dropped slot 1 gfn 0x[0-9a-f]+ from harvest 0 on purpose \(a cold page's bit of the first KVM_GET_DIRTY_LOG, cleared in KVM unreported\)" <<<"$out" |
+		grep -oE '0x[0-9a-f]+') || fail "$1: no cold page dropped from the first harvest: $out"
+	grep -qE "${2//GFN/$gfn}" <<<"$out" ||
+		fail "$1: the dropped cold page ($gfn) was not named: $out"
+}
+
 # result_json TAG: the document a --sh script printed as "JSON TAG {...}".
 # Every script prints such lines only for a run that exited 0.
 result_json() {

@@ -46,6 +46,12 @@ bool dlog_opts_parse(struct dlog_opts *o, int key, const char *arg)
 		o->drop = (s64)parse_u64("--debug-drop-dirty", arg, 0,
 					 100000001);
 		return true;
+	case DLOG_O_NO_COLD:
+		o->no_cold = true;
+		return true;
+	case DLOG_O_DROP_COLD:
+		o->drop_cold = true;
+		return true;
 	}
 	return false;
 }
@@ -65,12 +71,31 @@ void dlog_opts_check(const struct dlog_opts *o, bool verify_taken)
 	if (o->drop >= 0 && verify_taken && !o->verify)
 		die("--debug-drop-dirty: needs --verify, whose oracle must "
 		    "catch the dropped page");
+	if (!o->drop_cold)
+		return;
+	if (verify_taken && !o->verify)
+		die("--debug-drop-cold: needs --verify, whose oracle must "
+		    "catch the dropped page");
+	if (o->no_cold)
+		die("--debug-drop-cold: drops a cold page; not with --no-cold");
+	if (o->drop >= 0)
+		die("--debug-drop-cold: one fault a run; not with "
+		    "--debug-drop-dirty");
+	/*
+	 * Only init-set's first harvest reports cold pages; in the other
+	 * modes a migration's first round is every page, not a harvest.
+	 */
+	if (o->mode != DLOG_CLEAR_INIT_SET)
+		die("--debug-drop-cold: only with --mode clear-init-set, whose "
+		    "first harvest must report every cold page; that of %s "
+		    "reports none, so there is none to drop",
+		    dlog_mode_names[o->mode]);
 }
 
 void dlog_opts_apply(const struct dlog_opts *o, struct vm_params *p)
 {
 	if (o->verify)
-		oracle_shape(p);
+		oracle_shape(p, !o->no_cold);
 	if (o->mode == DLOG_NONE)
 		return;
 	if (dlog_is_ring(o->mode)) {
@@ -83,4 +108,6 @@ void dlog_opts_apply(const struct dlog_opts *o, struct vm_params *p)
 void dlog_opts_init(struct dlog *d, struct vm *vm, const struct dlog_opts *o)
 {
 	run_dlog_init(d, vm, o->mode, o->chunk);
+	if (o->drop_cold)
+		dlog_debug_drop_cold(d, vm_cold_pages(vm));
 }

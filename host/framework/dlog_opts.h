@@ -2,7 +2,8 @@
 /*
  * The dirty-log options, defined once for every scenario that logs
  * (dirty-log, zap, migrate, nx-recovery): --mode (-g for get), -k,
- * --ring-size, --verify and --debug-drop-dirty, one spelling and one
+ * --ring-size, --verify, --no-cold, --debug-drop-dirty and
+ * --debug-drop-cold, one spelling and one
  * help text each.  A scenario puts the entries it takes in its own
  * option table (DLOG_OPT_...), hands every option to dlog_opts_parse()
  * first, calls dlog_opts_check() and dlog_opts_apply() from its
@@ -18,7 +19,8 @@
 
 enum {
 	DLOG_O_MODE = 300, DLOG_O_RING, DLOG_O_VERIFY, DLOG_O_DROP,
-	DLOG_O_OLD_MODE, DLOG_O_GET = 'g', DLOG_O_CHUNK = 'k',
+	DLOG_O_OLD_MODE, DLOG_O_NO_COLD, DLOG_O_DROP_COLD,
+	DLOG_O_GET = 'g', DLOG_O_CHUNK = 'k',
 };
 
 struct dlog_opts {
@@ -28,6 +30,8 @@ struct dlog_opts {
 	bool ring_given;
 	bool verify;		/* --verify */
 	s64 drop;		/* --debug-drop-dirty's harvest, -1: none */
+	bool no_cold;		/* --no-cold: no cold pages (mmubench/cold.h) */
+	bool drop_cold;		/* --debug-drop-cold */
 };
 
 /* A scenario's options, logging in mode @m unless --mode says otherwise. */
@@ -57,6 +61,14 @@ struct dlog_opts {
 	  "lose one page KVM reports in harvest H (" first "), one a "	\
 	  "vCPU wrote once in its window: the run's check must fail, "	\
 	  "naming it" }
+#define DLOG_OPT_NO_COLD						\
+	{ "no-cold", DLOG_O_NO_COLD, no_argument, NULL,			\
+	  "no cold pages: by default one page in every 64 of the dirty "	\
+	  "bitmap is written before logging and never again, and checked" }
+#define DLOG_OPT_DROP_COLD						\
+	{ "debug-drop-cold", DLOG_O_DROP_COLD, no_argument, NULL,	\
+	  "lose one cold page from the first harvest of clear-init-set, "	\
+	  "as a kernel would: the run's check must fail, naming it" }
 /* zap's name of --mode before it took these options. */
 #define DLOG_OPT_OLD_MODE						\
 	{ "dirty-log", DLOG_O_OLD_MODE, required_argument, "M",	\
@@ -75,6 +87,11 @@ void dlog_opts_check(const struct dlog_opts *o, bool verify_taken);
  * workload; and whether this kernel has the mode.
  */
 void dlog_opts_apply(const struct dlog_opts *o, struct vm_params *p);
+/* A --debug-drop-dirty or --debug-drop-cold run, which must fail. */
+static inline bool dlog_opts_drops(const struct dlog_opts *o)
+{
+	return o->drop >= 0 || o->drop_cold;
+}
 /* The harvest layer of @vm in @o's mode and chunk. */
 void dlog_opts_init(struct dlog *d, struct vm *vm, const struct dlog_opts *o);
 

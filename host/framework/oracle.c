@@ -21,10 +21,13 @@ static int next_epoch(struct oracle *o, struct vm *vm)
 	return epoch_set(vm, ++o->epoch);
 }
 
-void oracle_shape(struct vm_params *p)
+void oracle_shape(struct vm_params *p, bool cold)
 {
-	if (p->wl.write_pct && !mmub_wl_executes(&p->wl))
-		p->wl.flags |= MMUB_WL_SENTINEL;
+	if (!p->wl.write_pct || mmub_wl_executes(&p->wl))
+		return;
+	p->wl.flags |= MMUB_WL_SENTINEL;
+	if (cold)
+		p->wl.flags |= MMUB_WL_COLD;
 }
 
 void oracle_init(struct oracle *o, struct vm *vm, struct dlog *d,
@@ -45,6 +48,14 @@ void oracle_init(struct oracle *o, struct vm *vm, struct dlog *d,
 	if (!o->prev || !o->pending || !o->dirty || !o->suspect || !o->sent)
 		die("out of memory for the oracle");
 	o->wl = &vm->p.wl;
+	o->cold = vm_cold_pages(vm);
+	o->cold_pages = bitmap_weight(o->cold, o->pages);
+	o->init_set = d->mode == DLOG_CLEAR_INIT_SET;
+	/* Every slot's words have one each only if slots are whole words. */
+	if (o->cold_pages && d->slot_pages % 64)
+		die("dirty-log oracle: slots of %llu pages are not whole "
+		    "64-page words of the bitmap (bug)",
+		    (unsigned long long)d->slot_pages);
 	/* An earlier run in this VM left its epochs in the mailboxes. */
 	o->epoch = epoch_newest(vm);
 	for (u64 p = 0; p < o->pages; p++)
@@ -77,6 +88,65 @@ static void missed(struct oracle *o, const struct vm *vm, u64 page,
 	vm_test_page_where(vm, page, where, sizeof(where));
 	err_msg("dirty-log oracle: %s changed but was not reported dirty "
 		"(%s, round %llu)", where, why, (unsigned long long)o->rounds);
+}
+
+/* "slot N gfn 0x..., bitmap word W bit B" of a test page. */
+static void cold_where(const struct oracle *o, const struct vm *vm, u64 page,
+		       char *buf, size_t len)
+{
+	u64 in_slot = page % o->d->slot_pages;
+	size_t n;
+
+	vm_test_page_where(vm, page, buf, len);
+	n = strlen(buf);
+	snprintf(buf + n, len - n, ", bitmap word %llu bit %llu",
+		 (unsigned long long)(in_slot / 64),
+		 (unsigned long long)(in_slot % 64));
+}
+
+u64 oracle_first_harvest(struct oracle *o, const struct vm *vm,
+			 const u64 *dirty)
+{
+	u64 before = o->cold_missed;
+	char where[96];
+
+	o->first_seen = true;
+	if (!o->init_set)
+		return 0;
+	for (u64 p = 0; p < o->pages; p++) {
+		if (!bitmap_test(o->cold, p))
+			continue;
+		o->cold_required++;
+		if (bitmap_test(dirty, p))
+			continue;
+		if (!o->missed)
+			o->first_missed = p;
+		o->missed++;
+		o->cold_missed++;
+		cold_where(o, vm, p, where, sizeof(where));
+		err_msg("dirty-log oracle: %s, a cold page (written before "
+			"logging, never since), is not in the first harvest: "
+			"KVM_DIRTY_LOG_INITIALLY_SET must report it, and a "
+			"migration in this mode would never send it", where);
+	}
+	return o->cold_missed - before;
+}
+
+/*
+ * A cold page reported dirty where nothing wrote it: after init-set's
+ * first harvest, or in another mode.  The first few named.
+ */
+static void cold_false(struct oracle *o, const struct vm *vm, u64 p)
+{
+	char where[96];
+
+	if (o->cold_false++ >= 4)
+		return;
+	cold_where(o, vm, p, where, sizeof(where));
+	printf("  verify: %s, a cold page, reported dirty in harvest %llu "
+	       "with nothing written since logging began (a false report: "
+	       "a migration resends it)\n", where,
+	       (unsigned long long)o->rounds);
 }
 
 /*
@@ -171,6 +241,11 @@ static u64 check(struct oracle *o, const struct vm *vm)
 				missed(o, vm, p, "written late in the previous "
 				       "round, not in this harvest either");
 		}
+		if (dirty && cur == o->prev[p] && bitmap_test(o->cold, p) &&
+		    (o->first_seen || !o->init_set)) {
+			cold_false(o, vm, p);
+			continue;
+		}
 		if (bitmap_test(o->sent, p) &&
 		    check_sentinel(o, vm, p, cur, dirty))
 			;	/* missed, named: nothing more to judge */
@@ -180,6 +255,8 @@ static u64 check(struct oracle *o, const struct vm *vm)
 			false_pos += check_unchanged(o, p, cur);
 		o->prev[p] = cur;
 	}
+	if (!o->first_seen)
+		oracle_first_harvest(o, vm, o->dirty);
 	if (o->rounds == 1)
 		o->first_false_pos += late;
 	else
@@ -227,6 +304,11 @@ const struct field oracle_fields[] = {
 		 FIELD_U64, 0, 0),
 	FIELD_AS("first_harvest_false_positives", struct oracle,
 		 first_false_pos, FIELD_U64, 0, 0),
+	FIELD(struct oracle, cold_pages, FIELD_U64, 0, 0),
+	FIELD(struct oracle, cold_required, FIELD_U64, 0, 0),
+	FIELD(struct oracle, cold_missed, FIELD_U64, 0, 0),
+	FIELD_AS("cold_false_reports", struct oracle, cold_false,
+		 FIELD_U64, 0, 0),
 	{ NULL },
 };
 
@@ -248,6 +330,21 @@ void oracle_print(const struct oracle *v)
 		printf("  verify: %llu sentinels checked (pages written once "
 		       "in their window, each required in its harvest)\n",
 		       (unsigned long long)v->sentinels);
+	if (v->cold_pages && v->init_set)
+		printf("  verify: %llu cold pages (one in every 64-page word, "
+		       "written before logging, never since): %llu required in "
+		       "the first harvest, %llu missed; %llu false reports "
+		       "after it\n", (unsigned long long)v->cold_pages,
+		       (unsigned long long)v->cold_required,
+		       (unsigned long long)v->cold_missed,
+		       (unsigned long long)v->cold_false);
+	else if (v->cold_pages)
+		printf("  verify: %llu cold pages (one in every 64-page word, "
+		       "written before logging, never since): none required "
+		       "(only an initially-set first harvest reports them); "
+		       "%llu false reports\n",
+		       (unsigned long long)v->cold_pages,
+		       (unsigned long long)v->cold_false);
 	if (v->zeroes)
 		printf("  verify: %llu pages read as zero after an "
 		       "invalidation (no write, no report needed); %llu reported "
@@ -263,6 +360,7 @@ void oracle_free(struct oracle *o)
 	free(o->dirty);
 	free(o->suspect);
 	free(o->sent);
+	free(o->cold);
 }
 
 bool oracle_drop_unseen(const struct oracle *o, const struct dlog *d,
@@ -271,9 +369,10 @@ bool oracle_drop_unseen(const struct oracle *o, const struct dlog *d,
 	if (dlog_drop_none(d, drop, o->wl->flags & MMUB_WL_SENTINEL))
 		return true;
 	if (!o->missed) {
-		err_msg("--debug-drop-dirty: the oracle did not catch the page "
-			"dropped from harvest %u (rewritten before its check?)",
-			d->dropped_harvest);
+		err_msg("--debug-drop-%s: the oracle did not catch the page "
+			"dropped from harvest %u%s", d->drop_cold ? "cold" :
+			"dirty", d->dropped_harvest, d->drop_cold ? "" :
+			" (rewritten before its check?)");
 		return true;
 	}
 	return false;

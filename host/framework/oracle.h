@@ -41,6 +41,15 @@
  * report and logs the page's next write hides the loss on a rewritten
  * page; on a sentinel it is a miss, named with its window.
  *
+ * Cold pages (mmubench/cold.h, MMUB_WL_COLD): one in every 64-page word
+ * of the bitmap, written before logging starts (vm_write_cold(), before
+ * oracle_init()) and never again, as most memory is in a migration.
+ * With KVM_DIRTY_LOG_INITIALLY_SET the first harvest must report each:
+ * one it leaves out is a miss, named with its slot, gfn and bitmap word
+ * (a migration in that mode would never send it).  In the other modes a
+ * cold page reported dirty is a false report, counted and named: it
+ * costs a migration a resend and loses nothing.
+ *
  * What it cannot see: a page reported in a harvest and written again
  * between that harvest and the read of its content shows the newer value
  * already, so the newer write is not required in the next harvest.  Any
@@ -81,6 +90,13 @@ struct oracle {
 	u64 false_pos_max;	/* the most in one harvest */
 	u64 first_false_pos;	/* the same, in the first harvest */
 	u64 first_missed;	/* page index */
+	u64 *cold;		/* bitmap: the cold pages, none without them */
+	bool init_set;		/* the first harvest must report them */
+	bool first_seen;	/* oracle_first_harvest() done */
+	u64 cold_pages;
+	u64 cold_required;	/* checked in the first harvest (init-set) */
+	u64 cold_missed;	/* of those, not reported */
+	u64 cold_false;		/* reported later, or in another mode */
 };
 
 /*
@@ -93,19 +109,27 @@ void oracle_init(struct oracle *o, struct vm *vm, struct dlog *d,
  * The workload with write-once pages when it writes at all (@p: the VM's
  * parameters, before it boots): what --verify runs.
  */
-void oracle_shape(struct vm_params *p);
+void oracle_shape(struct vm_params *p, bool cold);
 /* The vCPUs keep writing from now on (@on), or are idle. */
 void oracle_writing(struct oracle *o, bool on);
 /* Right after logging went live; the vCPUs may be writing. */
 int oracle_live(struct oracle *o, struct vm *vm);
+/*
+ * A first harvest the scenario took itself (@dirty, test pages), before
+ * oracle_init(): with init-set every cold page must be in it.  Returns
+ * the cold pages missed.
+ */
+u64 oracle_first_harvest(struct oracle *o, const struct vm *vm,
+			 const u64 *dirty);
 /* One round; returns the pages missed in it (0 is the only good answer). */
 u64 oracle_round(struct oracle *o, struct vm *vm);
 /* The two "  verify:" lines of a run's report, and its JSON fields. */
 void oracle_print(const struct oracle *o);
 extern const struct field oracle_fields[];
 /*
- * --debug-drop-dirty @drop must fail the run: true (said why) if no page
- * was dropped, or if the oracle did not catch the one that was.
+ * --debug-drop-dirty @drop (or --debug-drop-cold) must fail the run: true
+ * (said why) if no page was dropped, or if the oracle did not catch the
+ * one that was.
  */
 bool oracle_drop_unseen(const struct oracle *o, const struct dlog *d,
 			s64 drop);

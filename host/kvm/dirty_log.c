@@ -157,10 +157,21 @@ void dlog_debug_drop(struct dlog *d, u64 harvest)
 	d->drop_at = (s64)harvest;
 }
 
+void dlog_debug_drop_cold(struct dlog *d, u64 *cold)
+{
+	d->drop_at = 0;
+	d->drop_cold = cold;
+}
+
 bool dlog_drop_none(const struct dlog *d, s64 drop, bool once)
 {
 	if (d->dropped >= 0)
 		return false;
+	if (d->drop_cold) {
+		err_msg("--debug-drop-cold: the first harvest reported no cold "
+			"page, so none was dropped");
+		return true;
+	}
 	err_msg("--debug-drop-dirty %lld: no harvest from it on reported a "
 		"page%s, so none was dropped", (long long)drop,
 		once ? " that its window's vCPUs wrote once" : "");
@@ -169,6 +180,8 @@ bool dlog_drop_none(const struct dlog *d, s64 drop, bool once)
 
 static bool drop_armed(const struct dlog *d)
 {
+	if (d->drop_cold && d->harvests)
+		return false;
 	return d->drop_at >= 0 && d->dropped < 0 &&
 	       d->harvests >= (u64)d->drop_at;
 }
@@ -176,8 +189,9 @@ static bool drop_armed(const struct dlog *d)
 /* May slot @slot's page @page be the one dropped? */
 static bool drop_wanted(const struct dlog *d, u32 slot, u64 page)
 {
-	return !d->drop_want ||
-	       bitmap_test(d->drop_want, (u64)slot * d->slot_pages + page);
+	const u64 *want = d->drop_cold ? d->drop_cold : d->drop_want;
+
+	return !want || bitmap_test(want, (u64)slot * d->slot_pages + page);
 }
 
 static void dropped(struct dlog *d, u32 slot, u64 page, const char *how)
@@ -186,17 +200,19 @@ static void dropped(struct dlog *d, u32 slot, u64 page, const char *how)
 
 	d->dropped = (s64)((u64)slot * d->slot_pages + page);
 	d->dropped_harvest = (u32)d->harvests;
-	err_msg("--debug-drop-dirty: dropped slot %u gfn 0x%llx from harvest "
-		"%llu on purpose (%s)", r->slot,
+	err_msg("--debug-drop-%s: dropped slot %u gfn 0x%llx from harvest "
+		"%llu on purpose (%s)", d->drop_cold ? "cold" : "dirty", r->slot,
 		(unsigned long long)(r->guest_phys_addr / MMUB_SZ_4K + page),
 		(unsigned long long)d->harvests, how);
 }
 
 /*
  * Lose the slot's first reported page (of d->drop_want, if set), as a
- * bug in merging it would.
+ * bug in merging it would; a cold one as a kernel would (its bit is
+ * merged without it, then put back for the clear).  Returns the word of
+ * slot_bmap it took a bit from, or -1.
  */
-static void drop_from_bitmap(struct dlog *d, u32 slot)
+static s64 drop_from_bitmap(struct dlog *d, u32 slot)
 {
 	for (u64 w = 0; w * 64 < d->slot_pages; w++) {
 		u64 bits = d->slot_bmap[w], page = 0;
@@ -204,16 +220,19 @@ static void drop_from_bitmap(struct dlog *d, u32 slot)
 		for (; bits; bits &= bits - 1) {
 			page = w * 64 + (u64)__builtin_ctzll(bits);
 			if (page >= d->slot_pages)
-				return;
+				return -1;
 			if (drop_wanted(d, slot, page))
 				break;
 		}
 		if (!bits)
 			continue;
 		d->slot_bmap[w] &= ~(1ULL << (page % 64));
-		dropped(d, slot, page, "a bit of KVM_GET_DIRTY_LOG's bitmap");
-		return;
+		dropped(d, slot, page, d->drop_cold ? "a cold page's bit of "
+			"the first KVM_GET_DIRTY_LOG, cleared in KVM unreported" :
+			"a bit of KVM_GET_DIRTY_LOG's bitmap");
+		return (s64)w;
 	}
+	return -1;
 }
 
 /* OR one slot's bitmap into d->dirty; only set words cost anything. */
@@ -267,6 +286,7 @@ static u64 harvest_bitmaps(struct dlog *d)
 {
 	u64 n = 0;
 	double t;
+	s64 w;
 
 	for (u32 s = 0; s < d->v.nr_slots; s++) {
 		struct kvm_dirty_log l = {
@@ -279,11 +299,14 @@ static u64 harvest_bitmaps(struct dlog *d)
 			die("KVM_GET_DIRTY_LOG slot %u: %s", l.slot,
 			    strerror(errno));
 		d->get_ms += now_ms() - t;
-		if (drop_armed(d))
-			drop_from_bitmap(d, s);
+		w = drop_armed(d) ? drop_from_bitmap(d, s) : -1;
 		t = now_ms();
 		n += merge_slot(d, s);
 		d->process_ms += now_ms() - t;
+		/* A kernel that lost the bit has it in no later harvest. */
+		if (w >= 0 && d->drop_cold)
+			d->slot_bmap[w] |= 1ULL << (((u64)d->dropped -
+						     (u64)s * d->slot_pages) % 64);
 		if (is_manual(d->mode))
 			clear_slot(d, s);
 	}
@@ -396,7 +419,8 @@ void dlog_free(struct dlog *d)
 {
 	free(d->slot_bmap);
 	free(d->dirty);
-	d->slot_bmap = d->dirty = NULL;
+	free(d->drop_cold);
+	d->slot_bmap = d->dirty = d->drop_cold = NULL;
 }
 
 enum dlog_mode dlog_parse_mode(const char *opt, const char *val)

@@ -75,6 +75,12 @@ struct dlog {
 	 * oracle's sentinels, written once, whose loss no later write hides.
 	 */
 	const u64 *drop_want;
+	/*
+	 * --debug-drop-cold (dlog_debug_drop_cold): the page dropped from
+	 * harvest 0 only, one of these, and gone from KVM's bitmap too.
+	 * Owned: freed by dlog_free().
+	 */
+	u64 *drop_cold;
 	/* ms spent in the last harvest, per kind of call */
 	double get_ms, clear_ms, ring_ms, reset_ms, kick_ms;
 	/* user-space time of the last harvest spent outside the ioctls */
@@ -110,6 +116,14 @@ double dlog_enable(struct dlog *d, bool on);
  * first reported).  d->dropped says which page, once done.
  */
 void dlog_debug_drop(struct dlog *d, u64 harvest);
+/*
+ * Debug: lose one cold page (of @cold, test pages) from the first
+ * harvest, as a kernel whose initially-set bitmap lacks its bit would:
+ * not reported, and cleared with the others (KVM_CLEAR_DIRTY_LOG), so
+ * that no later harvest reports it.  Manual-protect modes only.  @cold
+ * is the caller's malloc()ed bitmap, freed with @d.
+ */
+void dlog_debug_drop_cold(struct dlog *d, u64 *cold);
 /*
  * True, having said so, if --debug-drop-dirty @drop dropped nothing: no
  * harvest from it on reported a page it could drop (@once: only pages

@@ -24,21 +24,30 @@ sweep_sh() { # MODES
 setup_file() {
 	batch_add x86-61 --nested --timeout 1800 -- "$(sweep_sh "$MODES")"
 	batch_add x86-612 --base 6.12 --timeout 1800 -- "$(sweep_sh "$MODES")"
-	batch_add a64-612 --arch arm64 --base 6.12 --timeout 1800 -- "$(sweep_sh ring-acq-rel)"
+	batch_add a64-612 --arch arm64 --base 6.12 --timeout 1800 -- "$(sweep_sh "clear-init-set ring-acq-rel")"
+	batch_add a64-61 --arch arm64 --base 6.1 --timeout 1800 -- "$(sweep_sh clear-init-set)"
 	batch_boots
 }
 
 # swept BATCH MODES: every mode's sweep missed nothing and reported
-# nothing that was not written, in all its harvests.
+# nothing that was not written, in all its harvests; its 32 cold pages
+# (2048 pages, one in each 64-page word) all in init-set's first
+# harvest, and none reported dirty in any other.
 swept() {
-	local m
+	local m req
 	batch "$1"
 	assert_success
 	for m in $2; do
 		assert_line "RESULT $m rc=0"
+		[[ $m == clear-init-set ]] && req=32 || req=0
 		result_json "$m" | assert_json - '.results.runs[0].dirty_log.verify |
 			.harvests == $n + 4 and .changed > 0 and .missed == 0 and
-			.false_positives == 0 and .sentinels > 0' --argjson n "$ROUNDS"
+			.false_positives == 0 and .sentinels > 0 and
+			.cold_pages == 32 and .cold_required == $req and
+			.cold_missed == 0 and .cold_false_reports == 0' \
+			--argjson n "$ROUNDS" --argjson req "$req"
+		echo "# $1 $m: $(result_json "$m" | jq -c '.results.runs[0].dirty_log.verify |
+			{harvests, changed, missed, sentinels, cold_pages, cold_required, cold_missed, cold_false_reports}')" >&3
 	done
 }
 
@@ -52,7 +61,12 @@ swept() {
 	swept x86-612 "$MODES"
 }
 
-@test "the oracle over 1000 concurrent rounds, arm64 6.12's ring" {
+@test "the oracle over 1000 concurrent rounds, arm64 6.12's init-set and ring" {
 	require_series original arm64 6.12
-	swept a64-612 ring-acq-rel
+	swept a64-612 "clear-init-set ring-acq-rel"
+}
+
+@test "the oracle over 1000 concurrent rounds, arm64 6.1's init-set" {
+	require_series original arm64 6.1
+	swept a64-61 clear-init-set
 }

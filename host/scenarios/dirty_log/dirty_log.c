@@ -60,7 +60,9 @@ static const struct opt opts[] = {
 	  "KVM's mappings by page size after populate, enable, the first "
 	  "harvest, disable and one more pass (x86: pages_4k/2m/1g, the VM; "
 	  "arm64: the stage-2 dump in debugfs, the test memory)" },
+	DLOG_OPT_NO_COLD,
 	DLOG_OPT_DROP("0: the first, or the next that reports any"),
+	DLOG_OPT_DROP_COLD,
 	{ NULL },
 };
 
@@ -335,6 +337,8 @@ static int enable_writing(struct vm *vm, struct run *run, struct dl_run *r,
 {
 	u64 lost;
 
+	if (vm_write_cold(vm))
+		return -1;
 	oracle_init(&r->o, vm, &r->d, false);
 	r->verified = true;
 	if (vm_post(vm, MMUB_CMD_LOOP, gen))
@@ -550,7 +554,7 @@ static int once(struct vm *vm, struct run *run, u32 index, void *arg)
 	if (o.dl.drop >= 0)
 		dlog_debug_drop(&r.d, (u64)o.dl.drop);
 	ret = dirty_log_once(vm, run, &r, c->iterations);
-	if (o.dl.drop >= 0 && oracle_drop_unseen(&r.o, &r.d, o.dl.drop))
+	if (dlog_opts_drops(&o.dl) && oracle_drop_unseen(&r.o, &r.d, o.dl.drop))
 		ret = -1;
 	if (!ret) {
 		print_run(vm, &r, c->iterations);

@@ -50,10 +50,13 @@ enum {
 	O_BREAK,
 };
 
-enum invalidate { INV_OFF, INV_NONE, INV_MPROTECT, INV_COLLAPSE };
+enum invalidate {
+	INV_OFF, INV_NONE, INV_MPROTECT, INV_DONTNEED, INV_COLLAPSE,
+};
 
 static const char *const inv_names[] = {
 	[INV_OFF] = "off", [INV_NONE] = "none", [INV_MPROTECT] = "mprotect",
+	[INV_DONTNEED] = "dontneed",
 	[INV_COLLAPSE] = "collapse",
 };
 
@@ -76,8 +79,10 @@ static const struct opt opts[] = {
 	{ "invalidate", O_INVALIDATE, required_argument, "KIND",
 	  "the guest first writes every page, then the host invalidates "
 	  "its stage-2 mappings keeping the content: mprotect (read-only "
-	  "and back), collapse (MADV_COLLAPSE into THPs, -s anonymous), "
-	  "none (the control: nothing invalidated)" },
+	  "and back), dontneed (MADV_DONTNEED, -s shmem or another shared "
+	  "backing, whose page cache keeps it), collapse (MADV_COLLAPSE "
+	  "into THPs, -s anonymous), none (the control: nothing "
+	  "invalidated)" },
 	{ "idle", O_IDLE, no_argument, NULL,
 	  "the vCPUs write their working set, then idle while it migrates "
 	  "(seed 000's setting: the memory pressure was written before)" },
@@ -91,7 +96,9 @@ static const struct opt opts[] = {
 	  "--postcopy: sent in no round of either phase; with --backend "
 	  "qemu: flip a byte of it at the destination after the "
 	  "migration)" },
+	DLOG_OPT_NO_COLD,
 	DLOG_OPT_DROP("0: the first"),
+	DLOG_OPT_DROP_COLD,
 	{ "debug-flip-postcopy", O_FLIP, no_argument, NULL,
 	  "with --postcopy: flip a byte of the first page the source sends in "
 	  "post-copy: the destination's check of its hash must fail the run, "
@@ -161,7 +168,8 @@ static void parse(int key, const char *arg)
 		for (o.inv = INV_NONE; o.inv <= INV_COLLAPSE; o.inv++)
 			if (!strcmp(arg, inv_names[o.inv]))
 				return;
-		die("--invalidate %s: mprotect, collapse or none", arg);
+		die("--invalidate %s: mprotect, dontneed, collapse or none",
+		    arg);
 	case O_SKIP:
 		o.mp.skip = (s64)parse_u64("--debug-skip-page", arg, 0,
 					   1ULL << 40);
@@ -216,6 +224,7 @@ static void validate_qemu(struct common *c)
 			  o.mp.idle ? "--idle" :
 			  o.inv != INV_OFF ? "--invalidate" :
 			  o.mp.dl.drop >= 0 ? "--debug-drop-dirty" :
+			  o.mp.dl.drop_cold ? "--debug-drop-cold" :
 			  c->repeat > 1 ? "--repeat" : NULL;
 
 	if (bad)
@@ -270,11 +279,18 @@ static void validate(struct common *c)
 	}
 	if (o.mp.postcopy)
 		validate_postcopy(c);
-	/* Pages written once per window, which no later write can hide. */
+	/*
+	 * Pages written once per window, which no later write can hide, and
+	 * cold pages, written before logging and never again.
+	 */
 	if (!o.mp.idle)
-		oracle_shape(&c->vm);
-	if (o.mp.dl.drop >= 0 && o.table)
-		die("--debug-drop-dirty: not with --table, whose runs must pass");
+		oracle_shape(&c->vm, !o.mp.dl.no_cold);
+	if (dlog_opts_drops(&o.mp.dl) && o.table)
+		die("--debug-drop-%s: not with --table, whose runs must pass",
+		    o.mp.dl.drop_cold ? "cold" : "dirty");
+	if (o.mp.dl.drop_cold && o.mp.idle)
+		die("--debug-drop-cold: the cold pages are those the writing "
+		    "vCPUs leave alone; not with --idle");
 	if (o.to && o.table)
 		die("--to: a receiver takes one migration; not with --table");
 	if (o.to && c->repeat > 1)
@@ -286,6 +302,11 @@ static void validate(struct common *c)
 	if (o.inv == INV_COLLAPSE && c->vm.backing != BACKING_ANONYMOUS)
 		die("--invalidate collapse: collapses 4K anonymous memory; "
 		    "not with -s %s", backing_names[c->vm.backing]);
+	if (o.inv == INV_DONTNEED && !backing_is_file(c->vm.backing))
+		die("--invalidate dontneed: keeps the content only on a shared "
+		    "backing (-s shmem, shared_hugetlb or memfd); "
+		    "anonymous memory would lose it, not -s %s",
+		    backing_names[c->vm.backing]);
 	if (o.inv == INV_COLLAPSE && o.table)
 		die("--invalidate collapse: 4K anonymous memory only; not "
 		    "with --table");
@@ -306,19 +327,31 @@ static const struct field mig_json_fields[] = {
 	FIELD(struct mig, first_harvest, FIELD_U64, 0, 0),
 	FIELD(struct mig, verified, FIELD_U64, 0, 0),
 	FIELD(struct mig, mismatches, FIELD_U64, 0, 0),
+	FIELD(struct mig, cold_pages, FIELD_U64, 0, 0),
+	FIELD_AS("cold_sent_first_round", struct mig, cold_first, FIELD_U64,
+		 0, 0),
+	FIELD_AS("cold_sent_later", struct mig, cold_later, FIELD_U64, 0, 0),
+	FIELD_AS("cold_never_sent", struct mig, cold_never, FIELD_U64, 0, 0),
+	FIELD_AS("cold_differ", struct mig, cold_differ, FIELD_U64, 0, 0),
+	FIELD(struct mig, cold_in_first_harvest, FIELD_U64, 0, 0),
 	{ NULL },
 };
 
-/* --debug-drop-dirty must fail the run: not dropping, or not caught. */
+/*
+ * --debug-drop-dirty or --debug-drop-cold must fail the run: not
+ * dropping, or not caught.
+ */
 static bool drop_unseen(const struct dlog *d, const struct mig *m)
 {
 	if (dlog_drop_none(d, o.mp.dl.drop, !o.mp.idle))
 		return true;
 	if (!m->mismatches) {
-		err_msg("--debug-drop-dirty: the destination has the page "
-			"dropped from harvest %u right (written and sent again "
-			"later: drop from the last harvest)",
-			d->dropped_harvest);
+		err_msg("--debug-drop-%s: the destination has the page "
+			"dropped from harvest %u right%s",
+			o.mp.dl.drop_cold ? "cold" : "dirty",
+			d->dropped_harvest, o.mp.dl.drop_cold ? "" :
+			" (written and sent again later: drop from the last "
+			"harvest)");
 		return true;
 	}
 	return false;
@@ -376,6 +409,12 @@ static int invalidate(struct vm *vm)
 			return -1;
 		}
 		return 0;
+	case INV_DONTNEED:
+		if (madvise(a, n, MADV_DONTNEED)) {
+			err_msg("--invalidate dontneed: %s", strerror(errno));
+			return -1;
+		}
+		return 0;
 	case INV_COLLAPSE:
 		if (madvise(a, n, MADV_HUGEPAGE) ||
 		    madvise(a, n, MADV_COLLAPSE)) {
@@ -399,8 +438,9 @@ static int history(struct vm *vm, struct run *run)
 {
 	struct phase *p;
 
+	/* The cold pages are written here, FILL writes them with the rest. */
 	if (o.inv == INV_OFF)
-		return run_pass(vm, run, "populate", 0);
+		return run_pass(vm, run, "populate", 0) || vm_write_cold(vm);
 	p = run_phase_begin(vm, run, "history");
 	vm_post(vm, MMUB_CMD_FILL, 0);
 	if (vm_wait(vm))
@@ -520,6 +560,17 @@ static void print_mig(const struct vm *vm, const struct run *run,
 	       (unsigned long long)m->first_harvest,
 	       (unsigned long long)m->verified,
 	       (unsigned long long)m->mismatches);
+	if (m->cold_pages)
+		printf("  cold pages (written before logging, never since): "
+		       "%llu in the first harvest; %llu checked at the "
+		       "destination, %llu differ; sent in round 1: %llu, later: "
+		       "%llu, never: %llu\n",
+		       (unsigned long long)m->cold_in_first_harvest,
+		       (unsigned long long)m->cold_pages,
+		       (unsigned long long)m->cold_differ,
+		       (unsigned long long)m->cold_first,
+		       (unsigned long long)m->cold_later,
+		       (unsigned long long)m->cold_never);
 }
 
 static int once(struct vm *vm, struct run *run, u32 index, void *arg)
@@ -555,7 +606,7 @@ static int once(struct vm *vm, struct run *run, u32 index, void *arg)
 			(unsigned long long)m->first_harvest);
 		ret = -1;
 	}
-	if (o.mp.dl.drop >= 0 && drop_unseen(&d, m))
+	if (dlog_opts_drops(&o.mp.dl) && drop_unseen(&d, m))
 		ret = -1;
 	if (ret && !m->mismatches)
 		err_msg("migrate: the migration failed before the check");

@@ -127,6 +127,9 @@ static int precopy(struct vm *vm, struct mig *m)
 	m->epoch = epoch_newest(vm);
 	harvest(vm, m);
 	m->first_harvest = bitmap_weight(m->pending, m->pages);
+	for (u64 w = 0; w * 64 < m->pages; w++)
+		m->cold_in_first_harvest +=
+			(u64)__builtin_popcountll(m->pending[w] & m->cold[w]);
 	if (m->p->dl.mode != DLOG_CLEAR_INIT_SET)
 		memset(m->pending, 0xff, (m->pages + 63) / 64 * 8);
 	for (;;) {
@@ -187,6 +190,19 @@ static void describe(const struct vm *vm, const struct mig *m, u64 p,
 		(unsigned long long)a[i], (unsigned long long)b[i], last);
 }
 
+/* A cold page checked at the destination: the round that sent it. */
+static void cold_checked(struct mig *m, u64 p, bool differs)
+{
+	m->cold_pages++;
+	m->cold_differ += differs;
+	if (m->sent_in[p] == 1)
+		m->cold_first++;
+	else if (m->sent_in[p])
+		m->cold_later++;
+	else
+		m->cold_never++;
+}
+
 /* The destination's hash of every page against ours; bytes of the first. */
 static int check(const struct vm *vm, struct mig *m)
 {
@@ -194,6 +210,7 @@ static int check(const struct vm *vm, struct mig *m)
 	u64 *h = calloc(m->pages, sizeof(u64));
 	u8 page[MMUB_SZ_4K];
 	int ret = -1;
+	bool same;
 
 	if (!h || wire_read(m->w.fd, &msg, sizeof(msg)) ||
 	    msg.type != WIRE_HASHES || msg.page != m->pages ||
@@ -203,7 +220,10 @@ static int check(const struct vm *vm, struct mig *m)
 		/* Post-copy sends these after the check, checked there. */
 		if (m->p->postcopy && bitmap_test(m->pending, p))
 			continue;
-		if (h[p] == wire_page_hash(m->mem + p * MMUB_SZ_4K))
+		same = h[p] == wire_page_hash(m->mem + p * MMUB_SZ_4K);
+		if (bitmap_test(m->cold, p))
+			cold_checked(m, p, !same);
+		if (same)
 			continue;
 		if (m->mismatches++ >= 4)
 			continue;
@@ -250,6 +270,7 @@ int mig_source_run(struct vm *vm, struct mig *m)
 	m->scratch = calloc(words, 8);
 	m->sent_in = calloc(m->pages, sizeof(u32));
 	m->once = calloc(words, 8);
+	m->cold = vm_cold_pages(vm);
 	if (!m->scratch || !m->pending || !m->sent_in || !m->once)
 		die("out of memory for the migration's bitmaps");
 	m->start_ms = now_ms();
@@ -259,5 +280,6 @@ int mig_source_run(struct vm *vm, struct mig *m)
 	free(m->pending);
 	free(m->sent_in);
 	free(m->once);
+	free(m->cold);
 	return ret;
 }

@@ -47,6 +47,12 @@ struct mig {
 	u64 pages_sent, zero_pages, first_harvest;
 	double total_ms, downtime_ms, zero_check_ms, wire_mib;
 	u64 verified, mismatches;
+	/*
+	 * The cold pages (mmubench/cold.h) at the destination: by the round
+	 * that last sent them (1, a later one, none), and those that differ.
+	 */
+	u64 cold_pages, cold_first, cold_later, cold_never, cold_differ;
+	u64 cold_in_first_harvest;
 	struct mig_postcopy pc;
 	/* the caller's */
 	struct run *run;	/* the post-copy phase goes in it */
@@ -62,6 +68,7 @@ struct mig {
 	u32 *sent_in;		/* round that last sent each page, 0: none */
 	u64 epoch;		/* the vCPUs' write window, bumped per harvest */
 	u64 *once;		/* bitmap: the window's write-once pages */
+	u64 *cold;		/* bitmap: the cold pages (vm_cold_pages) */
 };
 
 /*

@@ -42,7 +42,9 @@ static const struct opt opts[] = {
 	{ "debug-corrupt-refault", O_CORRUPT, no_argument, NULL,
 	  "after the last invalidation, write a word no vCPU wrote into the "
 	  "first page it hit: the guest's check must fail the run, naming it" },
+	DLOG_OPT_NO_COLD,
 	DLOG_OPT_DROP("1: after the first invalidation"),
+	DLOG_OPT_DROP_COLD,
 	{ NULL },
 };
 
@@ -103,9 +105,9 @@ static void validate(struct common *c)
 		    "1..%u, one after each of --zap-count %u invalidations "
 		    "and one at rest)", (long long)zo.dl.drop, zo.count + 1,
 		    zo.count);
-	if (zo.dl.drop >= 0 && table)
-		die("--debug-drop-dirty: not with --table, whose runs must "
-		    "pass");
+	if (dlog_opts_drops(&zo.dl) && table)
+		die("--debug-drop-%s: not with --table, whose runs must "
+		    "pass", zo.dl.drop_cold ? "cold" : "dirty");
 	if (zo.corrupt && table)
 		die("--debug-corrupt-refault: not with --table, whose runs "
 		    "must pass");

@@ -6,7 +6,7 @@
 #include "framework/scenario.h"
 #include "scenarios/zap/zap_log.h"
 
-void zap_log_start(struct zap_log *l, struct vm *vm)
+int zap_log_start(struct zap_log *l, struct vm *vm)
 {
 	dlog_opts_init(&l->d, vm, l->dl);
 	if (l->dl->drop >= 0)
@@ -14,12 +14,16 @@ void zap_log_start(struct zap_log *l, struct vm *vm)
 	l->taken = calloc(l->d.pages / 64 + 1, 8);
 	if (!l->taken)
 		die("out of memory for the dirty bitmap");
+	if (l->dl->verify && vm_write_cold(vm))
+		return -1;
 	dlog_enable(&l->d, true);
 	/* init-set reports every page here; populate wrote them all. */
 	dlog_harvest(&l->d);
 	dlog_take(&l->d, l->taken);
-	if (l->dl->verify)
-		oracle_init(&l->o, vm, &l->d, true);
+	if (!l->dl->verify)
+		return 0;
+	oracle_init(&l->o, vm, &l->d, true);
+	return oracle_first_harvest(&l->o, vm, l->taken) ? -1 : 0;
 }
 
 void zap_log_writing(struct zap_log *l)

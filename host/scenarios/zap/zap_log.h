@@ -21,8 +21,12 @@ struct zap_log {
 	u64 harvests;
 };
 
-/* Logging on (vCPUs at rest), the oracle's reference taken. */
-void zap_log_start(struct zap_log *l, struct vm *vm);
+/*
+ * Logging on (vCPUs at rest), the oracle's reference taken; with
+ * --verify the cold pages written first, and checked in the first
+ * harvest: -1 after one missed.
+ */
+int zap_log_start(struct zap_log *l, struct vm *vm);
 /* The vCPUs write from now on. */
 void zap_log_writing(struct zap_log *l);
 /* One harvest, checked with --verify: -1 after a missed page. */

@@ -327,9 +327,9 @@ int zap_once(struct vm *vm, struct run *r, u32 index, void *arg)
 	mmub_hist_reset(&z->madvise_ns);
 	if (run_pass(vm, r, "populate", 0))
 		return -1;
-	if (l.dl->mode)
-		zap_log_start(&l, vm);
-	ret = zap_phase(vm, r, x, l.dl->mode ? &l : NULL);
+	ret = l.dl->mode ? zap_log_start(&l, vm) : 0;
+	if (!ret)
+		ret = zap_phase(vm, r, x, l.dl->mode ? &l : NULL);
 	if (!ret) {
 		json_t *j = zap_json(x->zo, z);
 
@@ -343,7 +343,8 @@ int zap_once(struct vm *vm, struct run *r, u32 index, void *arg)
 	}
 	if (l.dl->mode) {
 		zap_log_missed(vm, &l);
-		if (l.dl->drop >= 0 && oracle_drop_unseen(&l.o, &l.d, l.dl->drop))
+		if (dlog_opts_drops(l.dl) &&
+		    oracle_drop_unseen(&l.o, &l.d, l.dl->drop))
 			ret = -1;
 		zap_log_free(&l, vm);
 	}
