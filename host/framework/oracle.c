@@ -338,6 +338,17 @@ void oracle_print(const struct oracle *v)
 		       (unsigned long long)v->cold_required,
 		       (unsigned long long)v->cold_missed,
 		       (unsigned long long)v->cold_false);
+	/*
+	 * What "required" rests on: upstream sets every bit of the slot;
+	 * seed 000's series only those of valid stage-2 entries, which a
+	 * cold page has here (written just before logging, nothing
+	 * unmapping it).  migrate --invalidate is where they differ.
+	 */
+	if (v->cold_pages && v->init_set)
+		printf("  verify: the promise checked: the first harvest holds "
+		       "every cold page (upstream sets every page of the slot; "
+		       "seed 000's series every page with a valid stage-2 "
+		       "entry, as these are, written just before logging)\n");
 	else if (v->cold_pages)
 		printf("  verify: %llu cold pages (one in every 64-page word, "
 		       "written before logging, never since): none required "
