@@ -472,18 +472,36 @@ assert_drop_caught() {
 		fail "$1: not exactly the dropped page ($gfn) lost: $out"
 }
 
-# assert_cold_caught TAG LINE: the run TAG of --debug-drop-cold failed,
-# the page it dropped from the first harvest (the lowest cold page: word
-# 0, bit 1) named in LINE, a regular expression in which GFN stands for
-# its gfn.
+# assert_cold_caught TAG LINE [EXACT...]: the run TAG of --debug-drop-cold
+# failed, the page it dropped from the first harvest (the lowest cold
+# page: word 0, bit 1) named in LINE, a regular expression, and each
+# EXACT line printed whole; in both GFN stands for its gfn.
 assert_cold_caught() {
-	local out gfn
+	local out gfn l
 	assert_line "RESULT $1 rc=1"
 	out=$(result_lines "$1")
 	gfn=$(grep -oE "debug-drop-cold: dropped slot 1 gfn 0x[0-9a-f]+ from harvest 0 on purpose \(a cold page's bit of the first KVM_GET_DIRTY_LOG, cleared in KVM unreported\)" <<<"$out" |
 		grep -oE '0x[0-9a-f]+') || fail "$1: no cold page dropped from the first harvest: $out"
 	grep -qE "${2//GFN/$gfn}" <<<"$out" ||
 		fail "$1: the dropped cold page ($gfn) was not named: $out"
+	for l in "${@:3}"; do
+		grep -qxF -- "${l//GFN/$gfn}" <<<"$out" || fail "$1: no line '${l//GFN/$gfn}': $out"
+	done
+}
+
+# cold_caught_everywhere LINE [EXACT...]: assert_cold_caught cold-drop in
+# the boots of nested x86_64 and arm64, 6.1 and 6.12 (the batches
+# x86-61, x86-612, a64-61, a64-612).
+cold_caught_everywhere() {
+	local b
+	require_nested
+	require_series original x86_64 6.12
+	require_series original arm64 6.1
+	require_series original arm64 6.12
+	for b in x86-61 x86-612 a64-61 a64-612; do
+		batch "$b"
+		assert_cold_caught cold-drop "$@"
+	done
 }
 
 # result_json TAG: the document a --sh script printed as "JSON TAG {...}".

@@ -312,6 +312,36 @@ const struct field oracle_fields[] = {
 	{ NULL },
 };
 
+static void print_cold(const struct oracle *v)
+{
+	if (!v->init_set) {
+		printf("  verify: %llu cold pages (one in every 64-page word, "
+		       "written before logging, never since): none required "
+		       "(only an initially-set first harvest reports them); "
+		       "%llu false reports\n",
+		       (unsigned long long)v->cold_pages,
+		       (unsigned long long)v->cold_false);
+		return;
+	}
+	printf("  verify: %llu cold pages (one in every 64-page word, written "
+	       "before logging, never since): %llu required in the first "
+	       "harvest, %llu missed; %llu false reports after it\n",
+	       (unsigned long long)v->cold_pages,
+	       (unsigned long long)v->cold_required,
+	       (unsigned long long)v->cold_missed,
+	       (unsigned long long)v->cold_false);
+	/*
+	 * What "required" rests on: upstream sets every bit of the slot;
+	 * seed 000's series only those of valid stage-2 entries, which a
+	 * cold page has here (written just before logging, nothing
+	 * unmapping it).  migrate --invalidate is where they part.
+	 */
+	printf("  verify: the promise checked: the first harvest holds every "
+	       "cold page (upstream sets every page of the slot; seed 000's "
+	       "series every page with a valid stage-2 entry, as these are, "
+	       "written just before logging)\n");
+}
+
 void oracle_print(const struct oracle *v)
 {
 	printf("  verify: %llu harvests checked, %llu pages changed, "
@@ -330,32 +360,8 @@ void oracle_print(const struct oracle *v)
 		printf("  verify: %llu sentinels checked (pages written once "
 		       "in their window, each required in its harvest)\n",
 		       (unsigned long long)v->sentinels);
-	if (v->cold_pages && v->init_set)
-		printf("  verify: %llu cold pages (one in every 64-page word, "
-		       "written before logging, never since): %llu required in "
-		       "the first harvest, %llu missed; %llu false reports "
-		       "after it\n", (unsigned long long)v->cold_pages,
-		       (unsigned long long)v->cold_required,
-		       (unsigned long long)v->cold_missed,
-		       (unsigned long long)v->cold_false);
-	/*
-	 * What "required" rests on: upstream sets every bit of the slot;
-	 * seed 000's series only those of valid stage-2 entries, which a
-	 * cold page has here (written just before logging, nothing
-	 * unmapping it).  migrate --invalidate is where they differ.
-	 */
-	if (v->cold_pages && v->init_set)
-		printf("  verify: the promise checked: the first harvest holds "
-		       "every cold page (upstream sets every page of the slot; "
-		       "seed 000's series every page with a valid stage-2 "
-		       "entry, as these are, written just before logging)\n");
-	else if (v->cold_pages)
-		printf("  verify: %llu cold pages (one in every 64-page word, "
-		       "written before logging, never since): none required "
-		       "(only an initially-set first harvest reports them); "
-		       "%llu false reports\n",
-		       (unsigned long long)v->cold_pages,
-		       (unsigned long long)v->cold_false);
+	if (v->cold_pages)
+		print_cold(v);
 	if (v->zeroes)
 		printf("  verify: %llu pages read as zero after an "
 		       "invalidation (no write, no report needed); %llu reported "
