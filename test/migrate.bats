@@ -492,11 +492,17 @@ qemu_migrate_checks() { # JSON ARCH
 # Its 64 cold pages (one in each 64-page word, 16 of them in the written
 # quarter, which leaves them alone): all in the first harvest and at the
 # destination, but on the patched kernel after an invalidation, where
-# none is (seed 000 on cold memory, docs/findings/cold-memory.md).
+# none is (seed 000 on cold memory, docs/findings/cold-memory.md).  The
+# pages lost: the 3072 never rewritten and those 16, and up to the 252
+# of the working set's write-once chunks that a loop leaves alone in a
+# window and the next two (mmubench/sentinel.h) if its first pass had
+# not reached them when logging started.  CI lost 3151 once after
+# MADV_DONTNEED on shmem: 63 more, the size of one such chunk of one
+# vCPU (504 strides / 8), the only explanation measured, by the count.
 @test "the series' doubt: after an mprotect round trip or MADV_DONTNEED the patched first harvest loses the unmapped history and every cold page" {
 	require_series original arm64
 	require_series "$SERIES" arm64
-	local k p inv
+	local k p inv n
 	for k in original "$SERIES"; do
 		if [[ $k == original ]]; then batch a64-61; p=orig-; else batch a64-61-series; p=ser-; fi
 		assert_success
@@ -516,9 +522,9 @@ qemu_migrate_checks() { # JSON ARCH
 			assert_line "RESULT ${p}$inv rc=1"
 			result_lines "${p}$inv" | grep -qE "^mmubench: migrate: slot 1 gfn 0x[0-9a-f]+ differs at the destination from byte 0 on \(0x[0-9a-f]+ here, 0x0 there; never sent\)$" ||
 				fail "$inv: no page named: $(result_lines "${p}$inv")"
-			# The three quarters and the written quarter's 16 cold pages.
-			result_lines "${p}$inv" | grep -qE "^mmubench: migrate: 3088 of 4096 pages differ at the destination \(the first harvest reported [0-9]+ dirty\)$" ||
-				fail "$inv: not 3088 pages lost: $(result_lines "${p}$inv")"
+			n=$(result_lines "${p}$inv" | sed -n 's/^mmubench: migrate: \([0-9]*\) of 4096 pages differ at the destination (the first harvest reported [0-9]* dirty)$/\1/p')
+			((n >= 3088 && n <= 3088 + 252)) ||
+				fail "$inv: ${n:-no count of} pages lost, not 3088 to 3340: $(result_lines "${p}$inv")"
 			result_lines "${p}$inv" | grep -qxF "  cold pages (written before logging, never since): 0 in the first harvest; 64 checked at the destination, 64 differ; sent in round 1: 0, later: 0, never: 64" ||
 				fail "$inv: not every cold page lost: $(result_lines "${p}$inv")"
 		done
