@@ -209,8 +209,8 @@ static void dropped(struct dlog *d, u32 slot, u64 page, const char *how)
 /*
  * Lose the slot's first reported page (of d->drop_want, if set), as a
  * bug in merging it would; a cold one as a kernel would (its bit is
- * merged without it, then put back for the clear).  Returns the word of
- * slot_bmap it took a bit from, or -1.
+ * merged without it, then put back for the clear).  Returns the slot's
+ * page it took, or -1.
  */
 static s64 drop_from_bitmap(struct dlog *d, u32 slot)
 {
@@ -230,7 +230,7 @@ static s64 drop_from_bitmap(struct dlog *d, u32 slot)
 		dropped(d, slot, page, d->drop_cold ? "a cold page's bit of "
 			"the first KVM_GET_DIRTY_LOG, cleared in KVM unreported" :
 			"a bit of KVM_GET_DIRTY_LOG's bitmap");
-		return (s64)w;
+		return (s64)page;
 	}
 	return -1;
 }
@@ -286,7 +286,7 @@ static u64 harvest_bitmaps(struct dlog *d)
 {
 	u64 n = 0;
 	double t;
-	s64 w;
+	s64 page;
 
 	for (u32 s = 0; s < d->v.nr_slots; s++) {
 		struct kvm_dirty_log l = {
@@ -299,14 +299,13 @@ static u64 harvest_bitmaps(struct dlog *d)
 			die("KVM_GET_DIRTY_LOG slot %u: %s", l.slot,
 			    strerror(errno));
 		d->get_ms += now_ms() - t;
-		w = drop_armed(d) ? drop_from_bitmap(d, s) : -1;
+		page = drop_armed(d) ? drop_from_bitmap(d, s) : -1;
 		t = now_ms();
 		n += merge_slot(d, s);
 		d->process_ms += now_ms() - t;
 		/* A kernel that lost the bit has it in no later harvest. */
-		if (w >= 0 && d->drop_cold)
-			d->slot_bmap[w] |= 1ULL << (((u64)d->dropped -
-						     (u64)s * d->slot_pages) % 64);
+		if (page >= 0 && d->drop_cold)
+			bitmap_assign(d->slot_bmap, (u64)page, true);
 		if (is_manual(d->mode))
 			clear_slot(d, s);
 	}
