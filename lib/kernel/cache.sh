@@ -41,14 +41,7 @@ usage() { # [STATUS]
 
 # bytes SIZE: SIZE (a number, optionally K, M, G or T) in bytes.
 bytes() { # SIZE
-	local n=${1%[KMGT]} u=${1##*[0-9]}
-	case $u in
-	'') echo "$n" ;;
-	K) echo $((n << 10)) ;;
-	M) echo $((n << 20)) ;;
-	G) echo $((n << 30)) ;;
-	T) echo $((n << 40)) ;;
-	esac
+	numfmt --from=iec "$1"
 }
 
 # human BYTES: 1.2G, 110M, 4K.
@@ -78,6 +71,13 @@ old_layout() {
 }
 
 rel() { echo "${1#"$cache"/}"; }
+
+# users_of DIR: the kernels' .mmubench-src and .mmubench-deb that name
+# DIR, a source or a Debian image: the kernels built from it.
+users_of() { # DIR
+	grep -lxF -- "$1" "$cache"/trees/*/*.????????????????/.mmubench-src \
+		"$cache"/trees/*/*.????????????????/.mmubench-deb 2>/dev/null || true
+}
 when() { date -d "@$1" '+%Y-%m-%d %H:%M'; }
 
 # is_held DIR: a run holds it (its exclusive lock cannot be had now).
@@ -106,8 +106,7 @@ cmd_list() {
 	for d in "$cache"/src/*/ "$cache"/debian/*/; do
 		[[ -d $d ]] || continue
 		d=${d%/}
-		users=$({ grep -lxF -- "$d" "$cache"/trees/*/*.????????????????/.mmubench-src \
-			"$cache"/trees/*/*.????????????????/.mmubench-deb 2>/dev/null || true; } | wc -l)
+		users=$(users_of "$d" | wc -l)
 		printf '  %7s  %s  %s (kernels built from it: %d)\n' \
 			"$(du -sh "$d" | cut -f1)" "$(when "$(stat -c %Y "$d")")" "$(rel "$d")" "$users"
 	done
@@ -185,8 +184,7 @@ prune_sources() {
 	fi
 	for d in "$cache"/src/git-* "$cache"/src/tar-* "$cache"/debian/linux-image-*; do
 		[[ -d $d ]] || continue
-		grep -qxF -- "$d" "$cache"/trees/*/*.????????????????/.mmubench-src "$cache"/trees/*/*.????????????????/.mmubench-deb 2>/dev/null &&
-			continue
+		[[ -z $(users_of "$d") ]] || continue
 		remove "$d" "no kernel left is built from it"
 	done
 	for d in "$cache"/diffs/*.patch; do
