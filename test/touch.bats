@@ -30,21 +30,33 @@ grep "^mmubench: --reserve-hugepages: waiting" second.out
 # Pages another process holds in the 2M pool, as surplus (overcommit),
 # while a run raises and puts back the pool: the persistent pool must
 # be what it was once they are freed, not raised by their count.
+# The host lock of mmubench (host/util/cleanup.c) is held around the
+# holder's own reads and changes: beside it, another file's run may have
+# raised the pool meanwhile (CI: "SURPLUS held 0", "pool 0, was 10").
 SURPLUS_SH='
 D=/sys/kernel/mm/hugepages/hugepages-2048kB
+L=/tmp/mmubench.lock
+[ ! -d /run/lock ] || L=/run/lock/mmubench.lock
+exec 8>>$L
+lock() { ! command -v flock >/dev/null || flock $1 8; }
+lock -x
 oc=$(cat $D/nr_overcommit_hugepages) b=$(cat $D/nr_hugepages)
 m=$(mktemp -d)
 mount -t hugetlbfs -o pagesize=2M none $m
 echo $((oc + 4)) >$D/nr_overcommit_hugepages
 fallocate -l 8M $m/held
 echo "SURPLUS held $(cat $D/surplus_hugepages)"
+lock -u
 mmubench touch -v 1 -b 4m -s anonymous_hugetlb_2mb --reserve-hugepages -i 1 >surplus.out 2>&1
 echo "RESULT surplus rc=$?"
+lock -x
 rm -f $m/held
 umount $m
 rmdir $m
 echo $oc >$D/nr_overcommit_hugepages
 echo "SURPLUS pool $(cat $D/nr_hugepages), was $b"
+lock -u
+exec 8>&-
 '
 
 # Every run of the file's KVM tests in one boot (batch_add): this
