@@ -32,6 +32,12 @@ command -v npm >/dev/null || pkgs+=(nodejs npm)
 fetch_arm64() {
 	make -s -C "${0%/*}/.." O="${O:-build}" fetch-arm64
 }
+# The backports' QEMU beside the system's, once, in the cache: with
+# several CPUs under --clock icount, 7.2 runs one and starves the rest
+# (lib/nested/run.sh).
+fetch_qemu() {
+	"${0%/*}/../lib/fetch-qemu.sh"
+}
 
 missing=()
 for p in "${pkgs[@]}"; do
@@ -41,6 +47,7 @@ done
 if ((${#missing[@]} == 0)); then
 	echo "deps: all ${#pkgs[@]} packages present"
 	fetch_arm64
+	fetch_qemu
 	exit 0
 fi
 # Not root: apt through sudo where it asks for no password (CI runners),
@@ -61,3 +68,4 @@ echo "deps: installing ${missing[*]}"
 "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fetch_arm64
+fetch_qemu

@@ -169,6 +169,7 @@ plus_lines() { grep '^+ ' <<<"$output" || true; }
 }
 
 @test "the workflows' scripts pass shellcheck" {
-	run shellcheck -x ci/workflow.sh ci/actionlint.sh ci/npm-module.sh .ci/run ci/deps.sh ci/nightly
+	run shellcheck -x ci/workflow.sh ci/actionlint.sh ci/npm-module.sh .ci/run ci/deps.sh \
+		lib/fetch-qemu.sh ci/nightly
 	assert_success
 }
