@@ -76,6 +76,18 @@ setup() {
 	assert_failure
 }
 
+@test "compare: sides whose harness had other CPUs counts (env.cpus) get a note" {
+	fake_zap "$A" same4 330.1 341.2 335.7 328.9 333.3
+	jq '.env.cpus = 1' "$A" >"$B"
+	jq '.env.cpus = 4' "$A" >"$A.4"
+	run "$MMUBENCH" compare "$B" "$A.4"
+	assert_success
+	assert_line "note: env.cpus differs: 1 in A, 4 in B: waits between CPUs do not compare"
+	run "$MMUBENCH" compare "$B" "$B"
+	assert_success
+	refute_line --partial "env.cpus differs"
+}
+
 @test "compare: an identical pair is not significant" {
 	fake_zap "$A" same4 330.1 341.2 335.7 328.9 333.3
 	run "$MMUBENCH" compare "$A" "$A"

@@ -12,6 +12,7 @@ load helpers
 		.config.vcpu_bytes == 8388608 and .config.backing == "anonymous"
 		and (.env.kernel | length > 0) and (.env.mmubench_version | length > 0)
 		and (.env.kvm_params.kvm | has("tdp_mmu")) and .env.guest_clock_hz > 0
+		and .env.cpus == '"$(nproc)"'
 		and (.results.runs | length == 2)
 		and ([.results.runs[0].phases[].name] == ["populate", "iter1", "iter2"])
 		and (.results.runs[0].phases[0].vcpus | length == 2)

@@ -112,11 +112,12 @@ calls() { cat "$FAKE/n"; }
 }
 
 # lib/nested/run.sh names how QEMU ended; only a signal from outside gets
-# the marker.  A fake qemu-system-x86_64 ends itself with the signal.
+# the marker.  A fake qemu-system-x86_64 ends itself with the signal
+# (after saying its version, which run.sh records).
 @test "lib/nested/run.sh: a QEMU crash is an error, never the marker; a kill from outside is; a kill at the timeout is a timeout" {
 	local bin=$BATS_TEST_TMPDIR/bin s
 	mkdir -p "$bin"
-	printf '#!/bin/bash\ntrap "" TERM\nsleep "${FAKE_QEMU_SLEEP:-0}"\nkill -"$FAKE_QEMU_SIGNAL" $$\n' >"$bin/qemu-system-x86_64"
+	printf '#!/bin/bash\n[[ $1 != --version ]] || exec echo "QEMU emulator version 7.2.22"\ntrap "" TERM\nsleep "${FAKE_QEMU_SLEEP:-0}"\nkill -"$FAKE_QEMU_SIGNAL" $$\n' >"$bin/qemu-system-x86_64"
 	chmod +x "$bin/qemu-system-x86_64"
 	: >"$bin/bzImage"
 	for s in ABRT SEGV; do

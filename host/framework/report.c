@@ -2,11 +2,13 @@
 /* Tables and JSON for the scenarios; see report.h. */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <sched.h>
 #include <elf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 #include <linux/kvm.h>
 #include "util/util.h"
 #include "results/json.h"
@@ -289,26 +291,51 @@ static json_t *first_line(const char *path, const char *prefix)
 }
 
 /*
- * Which clock the times are on: "icount:SHIFT" when the nested runner
- * booted this kernel under QEMU's instruction counting (it says so on
- * the kernel command line, lib/nested/run.sh), else "host": the machine's
- * own.  Times on different clocks do not compare.
+ * What the nested runner (lib/nested/run.sh) says on the kernel command
+ * line as "mmubench.KEY=VALUE": VALUE, else null.
  */
-static json_t *clock_kind(void)
+static json_t *runner_says(const char *key)
 {
-	char line[4096], *p, *end;
+	char line[4096], want[64], *p, *end;
 	FILE *f = fopen("/proc/cmdline", "r");
 	bool got = f && fgets(line, sizeof(line), f);
 
 	if (f)
 		fclose(f);
-	p = got ? strstr(line, "mmubench.clock=") : NULL;
+	snprintf(want, sizeof(want), "mmubench.%s=", key);
+	p = got ? strstr(line, want) : NULL;
 	if (!p)
-		return json_string("host");
-	p += strlen("mmubench.clock=");
+		return json_null();
+	p += strlen(want);
 	end = p + strcspn(p, " \n");
 	*end = 0;
 	return json_string(p);
+}
+
+/*
+ * Which clock the times are on: "icount:SHIFT" when the nested runner
+ * booted this kernel under QEMU's instruction counting, else "host": the
+ * machine's own.  Times on different clocks do not compare.
+ */
+static json_t *clock_kind(void)
+{
+	json_t *v = runner_says("clock");
+
+	return json_is_null(v) ? json_string("host") : v;
+}
+
+/*
+ * The CPUs this process may run on: what the vCPUs and the thread that
+ * zaps or logs share, and so how much they wait for each other (the
+ * nested runner keeps an x86_64 L1's CPU 0 for itself).
+ */
+static int cpus_allowed(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return (int)sysconf(_SC_NPROCESSORS_ONLN);
+	return CPU_COUNT(&set);
 }
 
 static json_t *module_params(const char *module)
@@ -490,6 +517,9 @@ json_t *report_env(const struct vm *vm)
 	jset(env, "cpu_model", first_line("/proc/cpuinfo", "model name"));
 	jset(env, "arch", json_string(arch_name));
 	jset(env, "clock", clock_kind());
+	/* The QEMU whose TCG ran a nested kernel: its quirks are the run's. */
+	jset(env, "qemu", runner_says("qemu"));
+	jset(env, "cpus", json_integer(cpus_allowed()));
 	jset(env, "mmu", json_string(kvm_mmu_kind()));
 	jset(env, "mmubench_version", json_string(MMUB_VERSION));
 	jset(env, "guest_clock_hz", json_integer((json_int_t)vm->bi->clk_hz));

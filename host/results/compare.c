@@ -311,6 +311,25 @@ static void clock_diff(struct compare *c, int s)
 		     b ? b : "host", side_letter(s));
 }
 
+/*
+ * Lock waits and remote flushes depend on how many CPUs the vCPUs and
+ * the harness shared (env.cpus): on one, a vCPU never waits.
+ */
+static void cpus_diff(struct compare *c, int s)
+{
+	json_t *a = json_object_get(json_object_get(c->side[0].doc, "env"),
+				    "cpus");
+	json_t *b = json_object_get(json_object_get(c->side[s].doc, "env"),
+				    "cpus");
+
+	if (json_is_integer(a) && json_is_integer(b) &&
+	    json_integer_value(a) != json_integer_value(b))
+		note(c, "env.cpus differs: %lld in A, %lld in %c: waits "
+		     "between CPUs do not compare",
+		     (long long)json_integer_value(a),
+		     (long long)json_integer_value(b), side_letter(s));
+}
+
 /* Limits of the tests that a reader of the table must know. */
 static void test_notes(struct compare *c)
 {
@@ -546,6 +565,7 @@ int cmd_compare(int argc, char **argv)
 	for (int s = 1; s < c->nsides; s++) {
 		config_diff(c, s);
 		clock_diff(c, s);
+		cpus_diff(c, s);
 	}
 	skipped_notes(c);
 	test_notes(c);

@@ -163,9 +163,12 @@ if [[ $arch == x86_64 ]] && ((qsmp > 1)); then
 	lpj=$(awk -F: '/^cpu MHz/ { printf "%d", $2 * 1e6 / 250; exit }' /proc/cpuinfo)
 	append=" lpj=${lpj:-10000000}$append"
 fi
-# The clock L1's times are on, for mmubench's env.clock.
+# The clock L1's times are on and the QEMU, for mmubench's env.clock and
+# env.qemu.
 append+=" mmubench.clock=${icount:+icount:}${icount:-host}"
 command -v "${qemu[0]}" >/dev/null || die "missing ${qemu[0]}: apt-get install $pkg"
+: "${qemu_version:=$("${qemu[0]}" --version | awk 'NR == 1 { print $4 }')}"
+append+=" mmubench.qemu=$qemu_version"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mmubench-run.XXXXXX")
 qpid=
