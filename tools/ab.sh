@@ -23,7 +23,7 @@
 # a series changes more than KVM's modules; arm64's always are.
 # --clock icount[:SHIFT] boots every kernel with its clocks counting
 # instructions (lib/nested/run.sh): deterministic time, one L1 CPU on
-# x86_64; every run's env.clock says which.
+# x86_64 unless --smp says more; every run's env.clock says which.
 #
 # Every run's JSON and output stay in DIR (default ./ab-NAME-DATE):
 #   runs/A-1.json runs/A-1.log ...  every run
@@ -52,6 +52,8 @@ source "$repo/lib/retry.sh"
 source "$repo/lib/ab-common.sh"
 # shellcheck source=lib/kernel/source.sh
 source "$repo/lib/kernel/source.sh"	# kernel_bases, kernel_base
+# shellcheck source=lib/nested/qemu.sh
+source "$repo/lib/nested/qemu.sh"	# icount_cpus, icount_qemu
 host_arch=$(uname -m | sed -e 's/aarch64/arm64/')
 arch=$host_arch series='' repeat=5 out='' bin='' guest='' clock=host smp=''
 kernel_base 6.1
@@ -108,9 +110,13 @@ if [[ -z $ksrc_arg ]]; then
 	((${#series_list[@]} <= 7)) ||
 		die "--series $series: at most 7 series (8 kernels with the original)" 2
 fi
-[[ $clock == host || $arch != x86_64 || -z $smp || $smp == 1 ]] ||
-	die "--smp $smp: with --clock $clock the x86_64 L1 has one CPU (lib/nested/run.sh)" 2
 [[ $repeat =~ ^[1-9][0-9]*$ ]] || die "--repeat $repeat: expected a number >= 1" 2
+# Several L1 CPUs under icount need a QEMU that shares time between them.
+if [[ $clock != host ]]; then
+	n=$(icount_cpus "$arch" "$smp")
+	((n == 1)) || icount_qemu "$arch" >/dev/null ||
+		die "$(icount_qemu_refusal "$arch" "$n" "$smp")" 2
+fi
 (($#)) || die "no scenario after --: e.g. -- zap --zap same4 -v 2 -b 32m" 2
 # Without "--", a --repeat among the scenario's options is ab's: boots.
 if ((!dashdash)); then
