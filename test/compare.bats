@@ -88,6 +88,18 @@ setup() {
 	refute_line --partial "env.cpus differs"
 }
 
+@test "compare: sides booted on different QEMUs (env.qemu) get a note" {
+	fake_zap "$A" same4 330.1 341.2 335.7 328.9 333.3
+	jq '.env.qemu = "7.2.22"' "$A" >"$B"
+	jq '.env.qemu = "10.0.2"' "$A" >"$A.10"
+	run "$MMUBENCH" compare "$B" "$A.10"
+	assert_success
+	assert_line "note: env.qemu differs: 7.2.22 in A, 10.0.2 in B: the nested kernels ran on different emulators"
+	run "$MMUBENCH" compare "$B" "$B"
+	assert_success
+	refute_line --partial "env.qemu differs"
+}
+
 @test "compare: an identical pair is not significant" {
 	fake_zap "$A" same4 330.1 341.2 335.7 328.9 333.3
 	run "$MMUBENCH" compare "$A" "$A"

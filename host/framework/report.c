@@ -2,8 +2,8 @@
 /* Tables and JSON for the scenarios; see report.h. */
 #define _GNU_SOURCE
 #include <dirent.h>
-#include <sched.h>
 #include <elf.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -326,8 +326,8 @@ static json_t *clock_kind(void)
 
 /*
  * The CPUs this process may run on: what the vCPUs and the thread that
- * zaps or logs share, and so how much they wait for each other (the
- * nested runner keeps an x86_64 L1's CPU 0 for itself).
+ * zaps or logs share, and so how much they wait for each other (on
+ * the host's clock the nested runner keeps an x86_64 L1's CPU 0 apart).
  */
 static int cpus_allowed(void)
 {

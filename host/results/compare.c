@@ -330,6 +330,20 @@ static void cpus_diff(struct compare *c, int s)
 		     (long long)json_integer_value(b), side_letter(s));
 }
 
+/* A nested run's figures carry its QEMU's scheduling (env.qemu). */
+static void qemu_diff(struct compare *c, int s)
+{
+	const char *a = json_string_value(json_object_get(
+			json_object_get(c->side[0].doc, "env"), "qemu"));
+	const char *b = json_string_value(json_object_get(
+			json_object_get(c->side[s].doc, "env"), "qemu"));
+
+	if (a && b && strcmp(a, b))
+		note(c, "env.qemu differs: %s in A, %s in %c: the nested "
+		     "kernels ran on different emulators", a, b,
+		     side_letter(s));
+}
+
 /* Limits of the tests that a reader of the table must know. */
 static void test_notes(struct compare *c)
 {
@@ -566,6 +580,7 @@ int cmd_compare(int argc, char **argv)
 		config_diff(c, s);
 		clock_diff(c, s);
 		cpus_diff(c, s);
+		qemu_diff(c, s);
 	}
 	skipped_notes(c);
 	test_notes(c);
