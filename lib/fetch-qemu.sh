@@ -55,23 +55,27 @@ echo "$prog: fetching ${pkgs[*]} from $codename-backports into $dir" >&2
 rm -f "$dir"/debs/*.deb
 (cd "$dir/debs" && "${apt[@]}" download "${pkgs[@]/%//$codename-backports}" >&2) ||
 	die "could not download ${pkgs[*]} from $codename-backports"
-rm -rf "${dir:?}/root" "${dir:?}/bin"
+rm -rf "${dir:?}/root" "${dir:?}/bin" "${dir:?}/bin.tmp" "$dir/.stamp"
 for d in "$dir"/debs/*.deb; do
 	dpkg-deb -x "$d" "$dir/root"
 done
 rm -f "$dir"/debs/*.deb
-mkdir -p "$dir/bin"
+# Its modules' folder is the host's multiarch one (x86_64-linux-gnu).
+mods=$(find "$dir/root/usr/lib" -mindepth 2 -maxdepth 2 -type d -name qemu | head -n1)
+# The wrappers appear whole, once the QEMU they run has said its version.
+mkdir -p "$dir/bin.tmp"
 for q in qemu-system-x86_64 qemu-system-aarch64; do
 	[[ -x $dir/root/usr/bin/$q ]] || die "$codename-backports' QEMU has no /usr/bin/$q"
-	cat >"$dir/bin/$q" <<EOF
+	cat >"$dir/bin.tmp/$q" <<EOF
 #!/bin/sh
 # $codename-backports' QEMU, unpacked by $prog: its firmware and modules.
-QEMU_MODULE_DIR='$dir/root/usr/lib/x86_64-linux-gnu/qemu' exec '$dir/root/usr/bin/$q' \\
+QEMU_MODULE_DIR='$mods' exec '$dir/root/usr/bin/$q' \\
 	-L '$dir/root/usr/share/qemu' -L '$dir/root/usr/share/seabios' "\$@"
 EOF
-	chmod +x "$dir/bin/$q"
+	chmod +x "$dir/bin.tmp/$q"
 done
-ver=$("$dir/bin/qemu-system-x86_64" --version | awk 'NR == 1 { print $4 }')
-[[ $ver ]] || die "the unpacked QEMU does not run ($dir/bin/qemu-system-x86_64 --version)"
+ver=$("$dir/bin.tmp/qemu-system-x86_64" --version | awk 'NR == 1 { print $4 }')
+[[ $ver ]] || die "the unpacked QEMU does not run ($dir/bin.tmp/qemu-system-x86_64 --version)"
+mv -T "$dir/bin.tmp" "$dir/bin"
 echo "$ver" >"$dir/.stamp"
 echo "$prog: QEMU $ver in $dir/bin" >&2
