@@ -113,10 +113,10 @@ esac
 qsmp=$smp cpus=
 case $arch in
 x86_64)
-	qemu=(qemu-system-x86_64 -accel 'tcg,thread=multi' -M pc) console=ttyS0 pkg=qemu-system-x86
+	qemu=("$(nested_qemu x86_64)" -accel 'tcg,thread=multi' -M pc) console=ttyS0 pkg=qemu-system-x86
 	qsmp=$((smp + 1)) cpus=1-$smp ;;
 arm64)
-	qemu=(qemu-system-aarch64 -accel 'tcg,thread=multi'
+	qemu=("$(nested_qemu arm64)" -accel 'tcg,thread=multi'
 	      -M 'virt,virtualization=on,gic-version=3')
 	console=ttyAMA0 pkg=qemu-system-arm ;;
 *) die "--arch must be x86_64 or arm64" 2 ;;
