@@ -107,11 +107,6 @@ int probes_status(char *why, size_t len)
 	return 0;
 }
 
-struct open_call {
-	long pid;
-	double t;
-};
-
 /*
  * "task-1234 [001] d..1. 5678.123456: event: ..." (ftrace) or
  * "task 1234 [001] 5678.123456: event: ..." (perf script): the pid is the
@@ -192,9 +187,29 @@ void probes_middle(struct probe_durations *d, double *p50, double *iqm)
 	*iqm = sum / (double)(hi - lo);
 }
 
-u64 probes_parse(const char *text, const char *entry, const char *exit_ev,
-		 double ns_per_unit, struct mmub_hist *h,
-		 struct probe_durations *all)
+/*
+ * A call open at its entry line: its task, time, and the text after its
+ * event's name (the probe's fetched arguments), for its exit line.
+ */
+struct open_call {
+	long pid;
+	double t;
+	char args[96];
+};
+
+/* The text after "event: " on @l, the event @ev found by parse_line(). */
+static const char *event_args(const char *l, const char *ev)
+{
+	const char *p = strstr(l, " [");
+
+	/* After the task's name and CPU, where parse_line() found it. */
+	p = p ? strstr(p, ev) : NULL;
+	p = p ? strstr(p + strlen(ev), ": ") : NULL;
+	return p ? p + 2 : "";
+}
+
+u64 probes_pairs(const char *text, const char *entry, const char *exit_ev,
+		 long pid, double ns_per_unit, probe_pair_fn fn, void *arg)
 {
 	struct open_call open_calls[256];
 	u32 nr_open = 0;
@@ -203,28 +218,29 @@ u64 probes_parse(const char *text, const char *entry, const char *exit_ev,
 
 	while (*text) {
 		size_t n = strcspn(text, "\n");
-		long pid;
+		long p;
 		double t;
 
 		snprintf(line, sizeof(line), "%.*s", (int)mmub_min(n, 511),
 			 text);
 		text += n + (text[n] == '\n');
-		if (!parse_line(line, &pid, &t, ev, sizeof(ev)))
+		if (!parse_line(line, &p, &t, ev, sizeof(ev)) ||
+		    (pid >= 0 && p != pid))
 			continue;
 		if (event_is(ev, entry) && nr_open < 256) {
-			open_calls[nr_open].pid = pid;
-			open_calls[nr_open++].t = t;
+			struct open_call *c = &open_calls[nr_open++];
+
+			c->pid = p;
+			c->t = t;
+			snprintf(c->args, sizeof(c->args), "%s",
+				 event_args(line, ev));
 		} else if (event_is(ev, exit_ev)) {
 			for (u32 i = nr_open; i-- > 0;) {
-				u64 ns;
-
-				if (open_calls[i].pid != pid)
+				if (open_calls[i].pid != p)
 					continue;
-				ns = (u64)((t - open_calls[i].t) * ns_per_unit +
-					   0.5);
-				mmub_hist_add(h, ns);
-				if (all)
-					keep(all, ns);
+				fn(open_calls[i].args, event_args(line, ev),
+				   (u64)((t - open_calls[i].t) * ns_per_unit +
+					 0.5), arg);
 				open_calls[i] = open_calls[--nr_open];
 				pairs++;
 				break;
@@ -232,6 +248,33 @@ u64 probes_parse(const char *text, const char *entry, const char *exit_ev,
 		}
 	}
 	return pairs;
+}
+
+struct parse_to {
+	struct mmub_hist *h;
+	struct probe_durations *all;
+};
+
+static void add_pair(const char *entry_args, const char *exit_args, u64 ns,
+		     void *arg)
+{
+	struct parse_to *to = arg;
+
+	(void)entry_args;
+	(void)exit_args;
+	mmub_hist_add(to->h, ns);
+	if (to->all)
+		keep(to->all, ns);
+}
+
+u64 probes_parse(const char *text, const char *entry, const char *exit_ev,
+		 double ns_per_unit, struct mmub_hist *h,
+		 struct probe_durations *all)
+{
+	struct parse_to to = { h, all };
+
+	return probes_pairs(text, entry, exit_ev, -1, ns_per_unit, add_pair,
+			    &to);
 }
 
 u64 probes_count(const char *text, const char *event)

@@ -106,6 +106,17 @@ u64 probes_parse(const char *text, const char *entry, const char *exit_ev,
 		 struct probe_durations *all);
 
 /*
+ * The same pairs, of task @pid only (-1: any): @fn gets, for each, the
+ * text after each line's event name (the probe's fetched arguments,
+ * "start=0x100 end=0x101", "(... <- f) ret=0x1") and its duration in
+ * ns.  Returns the pairs found.
+ */
+typedef void (*probe_pair_fn)(const char *entry_args, const char *exit_args,
+			      u64 ns, void *arg);
+u64 probes_pairs(const char *text, const char *entry, const char *exit_ev,
+		 long pid, double ns_per_unit, probe_pair_fn fn, void *arg);
+
+/*
  * The exact median and interquartile mean of @d (sorted in place); NaN
  * for none.  Frees nothing: the caller owns @d->ns.
  */
