@@ -178,10 +178,10 @@ fi
 # kprobe on each function mmubench probes and sched_switch on (kvm-hold.c
 # says why).  Built once per source, with the host's compiler.  The
 # functions are those of the probe tables in host/
-# ('{ "NAME", "p:mmub/NAME FUNCTION" }').
+# ('{ "NAME", "p:mmub/NAME FUNCTION" }', or "p:mmub/NAME FUNCTION ARGS").
 if [[ $arch == x86_64 ]]; then
-	grep -rhoE '^[[:space:]]*\{ "[a-z0-9_]+", "[pr]:mmub/[a-z0-9_]+ [a-z0-9_]+"' \
-		"${BASH_SOURCE[0]%/*}/../../host" | awk '{ sub(/"$/, "", $NF); print $NF }' |
+	grep -rhoE '^[[:space:]]*\{ "[a-z0-9_]+", "[pr]:mmub/[a-z0-9_]+ [a-z0-9_]+[" ]' \
+		"${BASH_SOURCE[0]%/*}/../../host" | awk '{ sub(/"$/, "", $4); print $4 }' |
 		sort -u >"$root/etc/kvm-hold.probes"
 	[[ -s $root/etc/kvm-hold.probes ]] || die "no probe tables found in host/ for kvm-hold"
 	hold_src=${BASH_SOURCE[0]%/*}/kvm-hold.c

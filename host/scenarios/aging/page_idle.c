@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Scenario "aging": access tracking, as access_tracking_perf_test drives
- * it.  The vCPUs write every page of their memory once, so that KVM maps
- * all of it, then pass over the part the workload selects (--fraction,
- * --ranges) as a control.  Each of -i rounds then:
+ * aging --method page_idle: access tracking, as access_tracking_perf_test
+ * drives it.  The vCPUs wrote every page of their memory once, so that
+ * KVM maps all of it, and passed over the part the workload selects
+ * (--fraction, --ranges) as a control.  Each of -i rounds then:
  *
  *   - marks the whole test memory idle in the page_idle bitmap: the
  *     kernel clears the accessed bits of every mapping of each frame,
@@ -24,45 +24,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include "util/util.h"
 #include "util/bitmap.h"
 #include "kvm/page_idle.h"
 #include "kvm/probes.h"
 #include "results/json.h"
-#include "scenarios/scenarios.h"
+#include "scenarios/aging/aging.h"
 
-enum { O_DROP = 512, O_HOST_TOUCH, O_MOVE };
-
-static const struct opt opts[] = {
-	{ "debug-drop-young", O_DROP, no_argument, NULL,
-	  "leave the first touched page found young in the last round out "
-	  "of the count: the check must fail, naming it" },
-	{ "debug-host-touch", O_HOST_TOUCH, no_argument, NULL,
-	  "in the last round, the host reads one page the vCPUs do not touch, "
-	  "after the marking: the check must find it young and fail, naming it" },
-	{ "debug-move-page", O_MOVE, no_argument, NULL,
-	  "in the last round, the host gives one touched page a new frame, its "
-	  "content kept, as compaction would: the run must fail, naming it" },
-	{ NULL },
-};
-
-static struct {
-	bool drop, host_touch, move;
-} o;
-
-static void parse(int key, const char *arg)
-{
-	(void)arg;
-	if (key == O_DROP)
-		o.drop = true;
-	else if (key == O_HOST_TOUCH)
-		o.host_touch = true;
-	else if (key == O_MOVE)
-		o.move = true;
-}
-
-static void validate(struct common *c)
+void aging_page_idle_validate(struct common *c)
 {
 	const struct vm_params *p = &c->vm;
 	char why[200];
@@ -72,16 +41,9 @@ static void validate(struct common *c)
 		die("-s %s: aging reads the page_idle bits of 4K pages on the "
 		    "LRU lists (accepted: anonymous, shmem, memfd)",
 		    backing_names[p->backing]);
-	if (p->wl.stride != MMUB_SZ_4K)
-		die("--touch: aging counts 4K pages; it needs --touch 4k");
-	if (p->wl.action != MMUB_ACT_TOUCH)
-		die("--exec, --debug-action: aging needs the vCPUs to touch "
-		    "memory");
-	if (o.move && p->backing != BACKING_ANONYMOUS)
+	if (aging_o.move && p->backing != BACKING_ANONYMOUS)
 		die("--debug-move-page: needs -s anonymous, whose freed frame "
 		    "MADV_DONTNEED gives back (a file keeps its page)");
-	if (c->iterations < 1 || c->iterations > 2)
-		die("-i %u: aging rounds, 1 or 2", c->iterations);
 	if (page_idle_status(why, sizeof(why)))
 		die("aging: %s", why);
 }
@@ -378,9 +340,9 @@ static int round_once(struct vm *vm, struct run *r, struct aging *a, u32 k)
 	}
 	for (u64 w = 0; w <= a->nr_pages / 64; w++)
 		a->untracked[w] |= a->cut[w];
-	if (o.host_touch && k + 1 == a->want_rounds)
+	if (aging_o.host_touch && k + 1 == a->want_rounds)
 		host_touch_one(vm, a);
-	if (o.move && k + 1 == a->want_rounds)
+	if (aging_o.move && k + 1 == a->want_rounds)
 		move_one(vm, a);
 	snprintf(name, sizeof(name), "aged%u", k + 1);
 	if (run_pass(vm, r, name, k + 2))
@@ -388,7 +350,7 @@ static int round_once(struct vm *vm, struct run *r, struct aging *a, u32 k)
 	snprintf(name, sizeof(name), "read%u", k + 1);
 	if (step(vm, r, a, name, a->young, &rd->read))
 		return -1;
-	if (o.drop && k + 1 == a->want_rounds)
+	if (aging_o.drop && k + 1 == a->want_rounds)
 		drop_one(vm, a);
 	count(a, rd);
 	check(vm, a, k);
@@ -469,7 +431,7 @@ static json_t *aging_json(const struct aging *a)
 			 "rounds", rounds);
 }
 
-static int aging_rounds(struct vm *vm, struct run *r, u32 n)
+int aging_page_idle(struct vm *vm, struct run *r, u32 n)
 {
 	struct aging a = { .pi = { .bitmap_fd = -1 },
 			   .nr_pages = vm->test.size / MMUB_SZ_4K,
@@ -511,66 +473,3 @@ out:
 	free(a.cut);
 	return ret;
 }
-
-static int once(struct vm *vm, struct run *r, u32 index, void *arg)
-{
-	const struct common *c = arg;
-	struct phase *p = run_phase_begin(vm, r, "fill");
-
-	(void)index;
-	/* Every page written once: KVM maps the whole test memory. */
-	if (vm_post(vm, MMUB_CMD_FILL, 0) || vm_wait(vm))
-		return -1;
-	run_phase_end(vm, p);
-	if (run_pass(vm, r, "control", 1))
-		return -1;
-	return aging_rounds(vm, r, c->iterations);
-}
-
-/* MGLRU's aging needs a memory cgroup: not driven here, said once. */
-static void say_mglru(void)
-{
-	struct stat st;
-
-	if (stat("/sys/kernel/mm/lru_gen", &st))
-		printf("MGLRU: not in this kernel (no /sys/kernel/mm/lru_gen): "
-		       "page_idle bitmap only\n");
-	else
-		printf("MGLRU: present, not driven by this scenario: page_idle "
-		       "bitmap only\n");
-}
-
-static int run(struct common *c)
-{
-	struct run_hooks h = { .once = once, .arg = c };
-
-	report_header(&c->vm, "aging");
-	say_mglru();
-	return run_all(c, "aging", json_pack("{s:b, s:b, s:b}",
-					     "debug_drop_young", o.drop,
-					     "debug_host_touch", o.host_touch,
-					     "debug_move_page", o.move), &h);
-}
-
-static const struct metric_def metrics[] = {
-	{ "mark_idle_ms", "results.runs[].aging.mark_idle_ms", "ms",
-	  BETTER_LOWER, 50 },
-	{ "read_ms", "results.runs[].aging.read_ms", "ms", BETTER_LOWER, 50 },
-	{ "aged_p99_ns_max",
-	  "max:results.runs[].phases[name=aged1].vcpus[].latency_ns.p99", "ns",
-	  BETTER_LOWER, 50 },
-	{ NULL }
-};
-
-const struct scenario scenario_aging = {
-	.name = "aging",
-	.brief = "access tracking (page_idle): marked, read back, checked",
-	.help = "access tracking: mark the memory idle (page_idle), the "
-		"vCPUs touch a part, read back which pages are young; times "
-		"and the count checked against what was touched",
-	.opts = opts,
-	.parse = parse,
-	.validate = validate,
-	.run = run,
-	.metrics = metrics,
-};
