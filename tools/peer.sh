@@ -25,7 +25,8 @@
 #                        mmubench's three slots of -b, the vCPU's, the
 #                        moved one and its hole: a move's mean time,
 #                        active and inactive
-#   access_tracking_perf_test  "mmubench aging -i 2" with the same -v and -b:
+#   access_tracking_perf_test  "mmubench aging --method page_idle -i 2"
+#                        with the same -v and -b:
 #                        the time to mark all memory idle (page_idle,
 #                        twice, summed), and the vCPUs' write pass over
 #                        populated memory and over idle memory (6.1 builds
@@ -355,7 +356,7 @@ access_tracking_perf_test)
 	# Two rounds as the peer's (mark, write; mark, read), every page
 	# touched; the peer times no single access.
 	peer_args="-v $vcpus -b $size${peer_mode[*]:+ ${peer_mode[*]}}"
-	mmub_args="aging -v $vcpus -b $size -i 2 --no-populate --no-latency"
+	mmub_args="aging --method page_idle -v $vcpus -b $size -i 2 --no-populate --no-latency"
 	;;
 pre_fault_memory_test)
 	# The guest reads its memory once after the pre-fault, as the

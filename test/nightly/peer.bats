@@ -69,7 +69,7 @@ BATS_TEST_TIMEOUT=1800
 	# frame there: docs/scenarios/aging.md).
 	peer_run --test access_tracking_perf_test --kernel 6.12 --arch arm64 -v 2 -b 8m --runs 2 --mem 4G --out "$out"
 	assert_success
-	assert_line --regexp '^tools/peer.sh: 2 runs each of access_tracking_perf_test -v 2 -b 8m -m 5 and mmubench aging -v 2 -b 8m -i 2 --no-populate --no-latency, '
+	assert_line --regexp '^tools/peer.sh: 2 runs each of access_tracking_perf_test -v 2 -b 8m -m 5 and mmubench aging --method page_idle -v 2 -b 8m -i 2 --no-populate --no-latency, '
 	assert_line --regexp '^  A = access_tracking_perf_test: .*/peer.json, 2 runs, kernel 6\.12\.'
 	assert_json "$out/compare.json" '[.rows[].metric] == ["results.runs[].phases[name=control].wall_ms", "results.runs[].aging.mark_idle_ms", "results.runs[].phases[name=aged1].wall_ms"] and
 		all(.rows[]; (.ratio | type) == "number" and .a.n == 2 and .b.n == 2)'
