@@ -6,7 +6,7 @@
  * max_gen_nr [swappiness [force_scan]]" runs one aging pass, in the
  * writer's own task: a walk of every mm of the memcg that clears the
  * accessed bit of each young PTE and moves its folio to a new youngest
- * generation.  From 6.8 (so in 6.12, not 6.1) the walk clears them with
+ * generation.  After 6.1 (in 6.12, read there) the walk clears them with
  * ptep_clear_young_notify(), which asks KVM's clear_young as well.
  */
 #ifndef HOST_KVM_LRU_GEN_H

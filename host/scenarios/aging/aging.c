@@ -20,6 +20,7 @@
  */
 #include <string.h>
 #include "util/util.h"
+#include "util/bitmap.h"
 #include "scenarios/aging/aging.h"
 
 enum { O_DROP = 512, O_HOST_TOUCH, O_MOVE, O_METHOD, O_UNDER_LOAD };
@@ -87,6 +88,79 @@ static void validate(struct common *c)
 		aging_lru_gen_validate(c);
 	else
 		aging_page_idle_validate(c);
+}
+
+/*
+ * The pages set in @a, not in @b (NULL: no such condition) and not in
+ * @skip: their number in @count, the first returned (-1: none).
+ */
+static s64 first_diff(const u64 *a, const u64 *b, const u64 *skip, u64 n,
+		      u64 *count)
+{
+	s64 first = -1;
+
+	*count = 0;
+	for (u64 i = 0; i < n; i++) {
+		if (!bitmap_test(a, i) || (b && bitmap_test(b, i)) ||
+		    bitmap_test(skip, i))
+			continue;
+		if (first < 0)
+			first = (s64)i;
+		(*count)++;
+	}
+	return first;
+}
+
+void aging_count(const u64 *touched, const u64 *young, const u64 *skip,
+		 u64 n, struct aging_count *c)
+{
+	first_diff(touched, NULL, skip, n, &c->touched);
+	c->first_missed = first_diff(touched, young, skip, n, &c->missed);
+	c->found = c->touched - c->missed;
+	c->first_false = first_diff(young, touched, skip, n, &c->false_young);
+}
+
+/* @n pages of round @k are @what, the first test page @first. */
+static bool said_wrong(struct vm *vm, u32 k, u64 n, s64 first,
+		       const char *what)
+{
+	char where[64];
+
+	if (!n)
+		return false;
+	vm_test_page_where(vm, (u64)first, where, sizeof(where));
+	err_msg("aging: round %u: %llu %s, the first test page %lld (%s)",
+		k + 1, (unsigned long long)n, what, (long long)first, where);
+	return true;
+}
+
+bool aging_wrong(struct vm *vm, u32 k, const struct aging_count *c)
+{
+	bool missed = said_wrong(vm, k, c->missed, c->first_missed,
+				 "touched pages not found young");
+
+	return said_wrong(vm, k, c->false_young, c->first_false,
+			  "untouched pages found young") || missed;
+}
+
+int aging_drop_one(struct vm *vm, const u64 *touched, u64 *young,
+		   const u64 *skip, u64 n)
+{
+	char where[64];
+
+	for (u64 i = 0; i < n; i++) {
+		if (!bitmap_test(touched, i) || !bitmap_test(young, i) ||
+		    bitmap_test(skip, i))
+			continue;
+		bitmap_assign(young, i, false);
+		vm_test_page_where(vm, i, where, sizeof(where));
+		err_msg("--debug-drop-young: test page %llu (%s), found young, "
+			"left out of the count on purpose",
+			(unsigned long long)i, where);
+		return 0;
+	}
+	err_msg("--debug-drop-young: no touched page was found young to drop");
+	return -1;
 }
 
 static int once(struct vm *vm, struct run *r, u32 index, void *arg)

@@ -19,6 +19,30 @@ struct aging_opts {
 
 extern struct aging_opts aging_o;
 
+/* A round's young pages against the touched ones. */
+struct aging_count {
+	u64 touched, found, missed, false_young;
+	s64 first_missed, first_false;	/* test pages, -1: none */
+};
+
+/*
+ * Count @young against @touched (bitmaps of @n test pages), the pages
+ * in @skip left out.
+ */
+void aging_count(const u64 *touched, const u64 *young, const u64 *skip,
+		 u64 n, struct aging_count *c);
+/*
+ * Round @k's check: a touched page not found young, or an untouched
+ * one found young, said with the first one; true if any.
+ */
+bool aging_wrong(struct vm *vm, u32 k, const struct aging_count *c);
+/*
+ * --debug-drop-young: the first touched page found young (not in
+ * @skip) taken out of @young, named; -1 if there is none.
+ */
+int aging_drop_one(struct vm *vm, const u64 *touched, u64 *young,
+		   const u64 *skip, u64 n);
+
 /* Each method's checks of the options, and its -i rounds on a VM. */
 void aging_page_idle_validate(struct common *c);
 int aging_page_idle(struct vm *vm, struct run *r, u32 rounds);

@@ -3,7 +3,7 @@
  * aging --method lru_gen: memory aged as today's kernels age it, by
  * MGLRU's aging pass (kvm/lru_gen.h), asked for in debugfs.  The pass
  * walks this process's mm and clears the accessed bit of every young
- * PTE; from 6.8 (6.12, not 6.1) it asks KVM too, through the MMU
+ * PTE; after 6.1 (in 6.12, not 6.1) it asks KVM too, through the MMU
  * notifier's clear_young, one 4K page a call: kvm_age_gfn() then says
  * whether the guest touched the page since the last pass.
  *
@@ -83,8 +83,8 @@ struct window {
 
 struct lg_round {
 	struct window pass, outside;
-	u64 touched, found, missed, false_young, churned;
-	s64 first_missed, first_false;
+	struct aging_count c;
+	u64 churned;
 	u64 youngest;			/* the memcg's, after the pass */
 };
 
@@ -109,6 +109,7 @@ struct lg {
 	struct lg_round rounds[2];
 	u32 nr_rounds;
 	struct churn ch;
+	bool looping;			/* the vCPUs in MMUB_CMD_LOOP */
 	bool failed;
 };
 
@@ -398,80 +399,22 @@ static int churn_stop(struct lg *g)
 
 /* ---- the check ------------------------------------------------------ */
 
-/* The pages set in @a, not in @b (NULL: none) nor in @skip. */
-static s64 first_diff(const u64 *a, const u64 *b, const u64 *skip, u64 n,
-		      u64 *count)
-{
-	s64 first = -1;
-
-	*count = 0;
-	for (u64 i = 0; i < n; i++) {
-		if (!bitmap_test(a, i) || (b && bitmap_test(b, i)) ||
-		    bitmap_test(skip, i))
-			continue;
-		if (first < 0)
-			first = (s64)i;
-		(*count)++;
-	}
-	return first;
-}
-
-/* --debug-drop-young: the host forgets one touched page found young. */
-static void drop_one(struct vm *vm, struct lg *g)
-{
-	char where[64];
-
-	for (u64 i = 0; i < g->nr_pages; i++) {
-		if (!bitmap_test(g->touched, i) || !bitmap_test(g->young, i) ||
-		    bitmap_test(g->churned, i))
-			continue;
-		bitmap_assign(g->young, i, false);
-		vm_test_page_where(vm, i, where, sizeof(where));
-		err_msg("--debug-drop-young: test page %llu (%s), found young, "
-			"left out of the count on purpose",
-			(unsigned long long)i, where);
-		return;
-	}
-	err_msg("--debug-drop-young: no touched page was found young to drop");
-	g->failed = true;
-}
-
-static void wrong(struct vm *vm, struct lg *g, u32 k, u64 n, s64 first,
-		  const char *what)
-{
-	char where[64];
-
-	if (!n)
-		return;
-	vm_test_page_where(vm, (u64)first, where, sizeof(where));
-	err_msg("aging: round %u: %llu %s, the first test page %lld (%s)",
-		k + 1, (unsigned long long)n, what, (long long)first, where);
-	g->failed = true;
-}
-
 static void check(struct vm *vm, struct lg *g, u32 k)
 {
 	struct lg_round *rd = &g->rounds[k];
 	u64 n = g->nr_pages;
 
 	rd->churned = bitmap_weight(g->churned, n);
-	first_diff(g->touched, NULL, g->churned, n, &rd->touched);
-	rd->first_missed = first_diff(g->touched, g->young, g->churned, n,
-				      &rd->missed);
-	rd->found = rd->touched - rd->missed;
-	rd->first_false = first_diff(g->young, g->touched, g->churned, n,
-				     &rd->false_young);
+	aging_count(g->touched, g->young, g->churned, n, &rd->c);
 	/* Without a call from the walk, no page can be found: 6.1's way. */
 	if (!rd->pass.clear_young) {
-		rd->missed = 0;
-		rd->first_missed = -1;
+		rd->c.missed = 0;
+		rd->c.first_missed = -1;
 		return;
 	}
-	wrong(vm, g, k, rd->missed, rd->first_missed,
-	      "touched pages not found young");
-	wrong(vm, g, k, rd->false_young, rd->first_false,
-	      "untouched pages found young");
-	if (!rd->touched) {
+	if (aging_wrong(vm, k, &rd->c))
+		g->failed = true;
+	if (!rd->c.touched) {
 		err_msg("aging: round %u: no page was touched: nothing to "
 			"check", k + 1);
 		g->failed = true;
@@ -523,14 +466,20 @@ static int rounds(struct vm *vm, struct run *r, struct lg *g, u32 n)
 	if (window(vm, g, &g->settle, true, 0))
 		return -1;
 	run_phase_end(vm, p);
-	if (aging_o.under_load &&
-	    (churn_start(vm, g) || vm_post(vm, MMUB_CMD_LOOP, 2)))
+	if (aging_o.under_load && churn_start(vm, g))
 		return -1;
+	if (aging_o.under_load) {
+		if (vm_post(vm, MMUB_CMD_LOOP, 2))
+			return -1;
+		g->looping = true;
+	}
 	for (u32 k = 0; k < n; k++) {
 		if (round_once(vm, r, g, k))
 			return -1;
 		if (aging_o.drop && k + 1 == n)
-			drop_one(vm, g);
+			g->failed |= aging_drop_one(vm, g->touched, g->young,
+						    g->churned,
+						    g->nr_pages) != 0;
 		check(vm, g, k);
 		g->nr_rounds = k + 1;
 	}
@@ -570,14 +519,14 @@ static void print_round(const struct vm *vm, const struct lg *g, u32 k)
 	if (rd->pass.clear_young)
 		printf("round %u: found young %llu of %llu touched; young "
 		       "though untouched %llu", k + 1,
-		       (unsigned long long)rd->found,
-		       (unsigned long long)rd->touched,
-		       (unsigned long long)rd->false_young);
+		       (unsigned long long)rd->c.found,
+		       (unsigned long long)rd->c.touched,
+		       (unsigned long long)rd->c.false_young);
 	else
 		printf("round %u: KVM was not called from the walk (0 "
 		       "clear_young calls): the %llu touched pages cannot be "
 		       "found young by it", k + 1,
-		       (unsigned long long)rd->touched);
+		       (unsigned long long)rd->c.touched);
 	if (rd->churned)
 		printf("; %llu pages invalidated under load, left out",
 		       (unsigned long long)rd->churned);
@@ -630,10 +579,10 @@ static json_t *lg_json(const struct vm *vm, const struct lg *g)
 			"{s:i, s:b, s:I, s:I, s:I, s:I, s:I, s:I}",
 			"round", (int)k + 1,
 			"kvm_called", rd->pass.clear_young > 0,
-			"touched", (json_int_t)rd->touched,
-			"found_young", (json_int_t)rd->found,
-			"missed", (json_int_t)rd->missed,
-			"false_young", (json_int_t)rd->false_young,
+			"touched", (json_int_t)rd->c.touched,
+			"found_young", (json_int_t)rd->c.found,
+			"missed", (json_int_t)rd->c.missed,
+			"false_young", (json_int_t)rd->c.false_young,
 			"churned", (json_int_t)rd->churned,
 			"youngest_gen_anon", (json_int_t)rd->youngest);
 
@@ -649,9 +598,9 @@ static json_t *lg_json(const struct vm *vm, const struct lg *g)
 	j = json_pack("{s:s, s:i, s:s, s:I, s:I, s:I, s:I, s:f, s:I, s:f}",
 		      "method", "lru_gen", "memcg_id", g->m.id, "memcg",
 		      g->m.path, "pages", (json_int_t)g->nr_pages,
-		      "touched", (json_int_t)last->touched,
-		      "found_young", (json_int_t)last->found,
-		      "false_young", (json_int_t)last->false_young,
+		      "touched", (json_int_t)last->c.touched,
+		      "found_young", (json_int_t)last->c.found,
+		      "false_young", (json_int_t)last->c.false_young,
 		      "pass_ms", pass,
 		      "clear_young_calls", (json_int_t)calls,
 		      "pass_read_wait_ms", rwait);
@@ -688,10 +637,10 @@ int aging_lru_gen(struct vm *vm, struct run *r, u32 n)
 	}
 	vm_selected_pages(vm, g->touched);
 	ret = rounds(vm, r, g, n);
-	if (aging_o.under_load) {
+	if (g->looping)
 		ret = vm_stop_loop(vm) || ret;
+	if (aging_o.under_load)
 		ret = churn_stop(g) || ret;
-	}
 	if (ret)
 		goto out;
 	report_passes(vm, r->ph, r->nph);

@@ -81,8 +81,7 @@ struct round {
 	struct step mark, read;
 	u64 untracked;		/* young right after marking, or cut */
 	u64 cut;		/* in the bitmap's last word: unreadable */
-	u64 touched, found, missed, false_young;
-	s64 first_missed, first_false;	/* test pages, -1: none */
+	struct aging_count c;
 };
 
 struct aging {
@@ -148,59 +147,13 @@ static int step(struct vm *vm, struct run *r, struct aging *a,
 	return ret;
 }
 
-/*
- * The pages set in @a, not in @b (NULL: no such condition) and not in
- * @skip: their number in @count, the first returned (-1: none).
- */
-static s64 first_diff(const u64 *a, const u64 *b, const u64 *skip, u64 n,
-		      u64 *count)
-{
-	s64 first = -1;
-
-	*count = 0;
-	for (u64 i = 0; i < n; i++) {
-		if (!bitmap_test(a, i) || (b && bitmap_test(b, i)) ||
-		    bitmap_test(skip, i))
-			continue;
-		if (first < 0)
-			first = (s64)i;
-		(*count)++;
-	}
-	return first;
-}
-
 static void count(struct aging *a, struct round *rd)
 {
 	u64 n = a->nr_pages;
 
 	rd->untracked = bitmap_weight(a->untracked, n);
 	rd->cut = bitmap_weight(a->cut, n);
-	first_diff(a->touched, NULL, a->untracked, n, &rd->touched);
-	rd->first_missed = first_diff(a->touched, a->young, a->untracked, n,
-				      &rd->missed);
-	rd->found = rd->touched - rd->missed;
-	rd->first_false = first_diff(a->young, a->touched, a->untracked, n,
-				     &rd->false_young);
-}
-
-/* --debug-drop-young: the host forgets one page it found young. */
-static void drop_one(struct vm *vm, struct aging *a)
-{
-	char where[64];
-
-	for (u64 i = 0; i < a->nr_pages; i++) {
-		if (!bitmap_test(a->touched, i) || !bitmap_test(a->young, i) ||
-		    bitmap_test(a->untracked, i))
-			continue;
-		bitmap_assign(a->young, i, false);
-		vm_test_page_where(vm, i, where, sizeof(where));
-		err_msg("--debug-drop-young: test page %llu (%s), found young, "
-			"left out of the count on purpose",
-			(unsigned long long)i, where);
-		return;
-	}
-	err_msg("--debug-drop-young: no touched page was found young to drop");
-	a->failed = true;
+	aging_count(a->touched, a->young, a->untracked, n, &rd->c);
 }
 
 /* The first test page that is (@touched) or is not touched, and tracked. */
@@ -272,29 +225,13 @@ static void move_one(struct vm *vm, struct aging *a)
 		where);
 }
 
-/* @n pages of round @k are @what, the first test page @first: a failure. */
-static void wrong(struct vm *vm, struct aging *a, u32 k, u64 n, s64 first,
-		  const char *what)
-{
-	char where[64];
-
-	if (!n)
-		return;
-	vm_test_page_where(vm, (u64)first, where, sizeof(where));
-	err_msg("aging: round %u: %llu %s, the first test page %lld (%s)",
-		k + 1, (unsigned long long)n, what, (long long)first, where);
-	a->failed = true;
-}
-
 static void check(struct vm *vm, struct aging *a, u32 k)
 {
 	const struct round *rd = &a->rounds[k];
 
-	wrong(vm, a, k, rd->missed, rd->first_missed,
-	      "touched pages not found young");
-	wrong(vm, a, k, rd->false_young, rd->first_false,
-	      "untouched pages found young");
-	if (!rd->touched) {
+	if (aging_wrong(vm, k, &rd->c))
+		a->failed = true;
+	if (!rd->c.touched) {
 		err_msg("aging: round %u: no trackable page was touched: "
 			"nothing to check", k + 1);
 		a->failed = true;
@@ -351,7 +288,8 @@ static int round_once(struct vm *vm, struct run *r, struct aging *a, u32 k)
 	if (step(vm, r, a, name, a->young, &rd->read))
 		return -1;
 	if (aging_o.drop && k + 1 == a->want_rounds)
-		drop_one(vm, a);
+		a->failed |= aging_drop_one(vm, a->touched, a->young,
+					    a->untracked, a->nr_pages) != 0;
 	count(a, rd);
 	check(vm, a, k);
 	if (moved(vm, a, k))
@@ -377,8 +315,9 @@ static void print_round(const struct aging *a, u32 k)
 	printf("round %u: found young %llu of %llu touched; young though "
 	       "untouched %llu; untracked %llu of %llu pages (%llu in the "
 	       "bitmap's last word, which max_pfn cuts: unreadable)\n", k + 1,
-	       (unsigned long long)rd->found, (unsigned long long)rd->touched,
-	       (unsigned long long)rd->false_young,
+	       (unsigned long long)rd->c.found,
+	       (unsigned long long)rd->c.touched,
+	       (unsigned long long)rd->c.false_young,
 	       (unsigned long long)rd->untracked,
 	       (unsigned long long)a->nr_pages, (unsigned long long)rd->cut);
 	print_step("mark idle", &rd->mark);
@@ -412,10 +351,11 @@ static json_t *aging_json(const struct aging *a)
 		read += rd->read.ms;
 		json_array_append_new(rounds, json_pack(
 			"{s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o}",
-			"round", (int)k + 1, "touched", (json_int_t)rd->touched,
-			"found_young", (json_int_t)rd->found,
-			"missed", (json_int_t)rd->missed,
-			"false_young", (json_int_t)rd->false_young,
+			"round", (int)k + 1,
+			"touched", (json_int_t)rd->c.touched,
+			"found_young", (json_int_t)rd->c.found,
+			"missed", (json_int_t)rd->c.missed,
+			"false_young", (json_int_t)rd->c.false_young,
 			"untracked", (json_int_t)rd->untracked,
 			"cut", (json_int_t)rd->cut,
 			"mark", step_json(&rd->mark),
@@ -423,9 +363,9 @@ static json_t *aging_json(const struct aging *a)
 	}
 	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:o}",
 			 "pages", (json_int_t)a->nr_pages,
-			 "touched", (json_int_t)last->touched,
-			 "found_young", (json_int_t)last->found,
-			 "false_young", (json_int_t)last->false_young,
+			 "touched", (json_int_t)last->c.touched,
+			 "found_young", (json_int_t)last->c.found,
+			 "false_young", (json_int_t)last->c.false_young,
 			 "no_pfn", (json_int_t)a->pi.no_pfn,
 			 "mark_idle_ms", mark, "read_ms", read,
 			 "rounds", rounds);
