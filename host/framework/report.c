@@ -147,6 +147,15 @@ double access_ns(const struct vm *vm, const struct mmub_hist *h, u32 ppm)
 			    mmub_hist_quantile(h, ppm));
 }
 
+json_t *access_us_json(const struct vm *vm, const struct mmub_hist *h)
+{
+	return json_pack("{s:o, s:o, s:o, s:o}",
+			 "p50_us", jnum(access_ns(vm, h, 500000) / 1e3),
+			 "p99_us", jnum(access_ns(vm, h, 990000) / 1e3),
+			 "p999_us", jnum(access_ns(vm, h, 999000) / 1e3),
+			 "max_us", jnum(access_ns(vm, h, 1000000) / 1e3));
+}
+
 void report_header(const struct vm_params *c, const char *scenario)
 {
 	char b[32], g[32], s[32], w[32];

@@ -59,6 +59,8 @@ double cycles_to_ns(const struct vm *vm, u64 cycles);
 u64 phase_latency(const struct phase *p, struct mmub_hist *all);
 /* A quantile (ppm; 1000000: the max) of such a histogram, in ns; 0 if empty. */
 double access_ns(const struct vm *vm, const struct mmub_hist *h, u32 ppm);
+/* The same as {p50_us, p99_us, p999_us, max_us}. */
+json_t *access_us_json(const struct vm *vm, const struct mmub_hist *h);
 
 /* The first line: the scenario and its VM. */
 void report_header(const struct vm_params *c, const char *scenario);

@@ -36,6 +36,15 @@ json_t *hist_us_json(const struct mmub_hist *h)
 			 "max_us", jnum(hist_us(h, 1000000)));
 }
 
+json_t *hist_calls_json(const struct mmub_hist *h)
+{
+	json_t *j = hist_us_json(h);
+
+	jset(j, "calls", json_integer((json_int_t)h->count));
+	jset(j, "total_ms", jnum(h->sum / 1e6));
+	return j;
+}
+
 void jset(json_t *obj, const char *key, json_t *val)
 {
 	if (!val || json_object_set_new(obj, key, val))

@@ -21,6 +21,8 @@ json_t *jnum(double v);
  */
 double hist_us(const struct mmub_hist *h, u32 ppm);
 json_t *hist_us_json(const struct mmub_hist *h);
+/* The same with "calls" and "total_ms": a wait timed by kprobes. */
+json_t *hist_calls_json(const struct mmub_hist *h);
 /* Set @key of @obj, taking @val; dies if jansson runs out of memory. */
 void jset(json_t *obj, const char *key, json_t *val);
 /* @root to @path: a temporary file, then rename.  0, or -1 and errno. */

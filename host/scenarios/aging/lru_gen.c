@@ -537,18 +537,8 @@ static void print_round(const struct vm *vm, const struct lg *g, u32 k)
 	print_window(vm, "pass", &rd->pass);
 }
 
-static json_t *wait_json(const struct mmub_hist *h)
-{
-	json_t *j = hist_us_json(h);
-
-	jset(j, "calls", json_integer((json_int_t)h->count));
-	jset(j, "total_ms", jnum(h->sum / 1e6));
-	return j;
-}
-
 static json_t *window_json(const struct vm *vm, const struct window *w)
 {
-	const struct mmub_hist *h = &w->lat;
 	json_t *j = json_pack("{s:f, s:I, s:I, s:I, s:f, s:I}", "ms", w->ms,
 			      "clear_young_calls", (json_int_t)w->clear_young,
 			      "age_gfn_calls", (json_int_t)w->age_calls,
@@ -556,13 +546,11 @@ static json_t *window_json(const struct vm *vm, const struct window *w)
 			      "age_gfn_ms", w->age_ms,
 			      "accesses", (json_int_t)w->accesses);
 
-	jset(j, "read_wait", w->rlock ? wait_json(&w->rwait) : json_null());
-	jset(j, "write_wait", w->wlock ? wait_json(&w->wwait) : json_null());
-	jset(j, "latency", json_pack("{s:o, s:o, s:o, s:o}",
-		"p50_us", jnum(access_ns(vm, h, 500000) / 1e3),
-		"p99_us", jnum(access_ns(vm, h, 990000) / 1e3),
-		"p999_us", jnum(access_ns(vm, h, 999000) / 1e3),
-		"max_us", jnum(access_ns(vm, h, 1000000) / 1e3)));
+	jset(j, "read_wait",
+	     w->rlock ? hist_calls_json(&w->rwait) : json_null());
+	jset(j, "write_wait",
+	     w->wlock ? hist_calls_json(&w->wwait) : json_null());
+	jset(j, "latency", access_us_json(vm, &w->lat));
 	return j;
 }
 

@@ -75,16 +75,6 @@ void nx_load_collect(const struct vm *vm, const struct phase *rec,
 	l->splits_end = end > base ? end - base : 0;
 }
 
-/* A wait for mmu_lock, timed by kprobes: how many, in all, how long. */
-static json_t *wait_json(const struct mmub_hist *h)
-{
-	json_t *j = hist_us_json(h);
-
-	jset(j, "calls", json_integer((json_int_t)h->count));
-	jset(j, "total_ms", jnum(h->sum / 1e6));
-	return j;
-}
-
 json_t *nx_load_json(const struct vm *vm, const struct nx_load *l)
 {
 	const struct mmub_hist *h = &l->lat;
@@ -92,20 +82,16 @@ json_t *nx_load_json(const struct vm *vm, const struct nx_load *l)
 
 	jset(j, "periods", json_integer(LOAD_PERIODS));
 	jset(j, "accesses", json_integer((json_int_t)l->accesses));
-	jset(j, "access_latency", json_pack("{s:o, s:o, s:o, s:o}",
-		"p50_us", jnum(access_ns(vm, h, 500000) / 1e3),
-		"p99_us", jnum(access_ns(vm, h, 990000) / 1e3),
-		"p999_us", jnum(access_ns(vm, h, 999000) / 1e3),
-		"max_us", jnum(access_ns(vm, h, 1000000) / 1e3)));
+	jset(j, "access_latency", access_us_json(vm, h));
 	jset(j, "vcpu_refaults", json_integer((json_int_t)l->refaults));
 	jset(j, "splits_at_end", json_integer((json_int_t)l->splits_end));
 	if (!l->kprobes) {
 		jset(j, "kprobes_unavailable", json_string(l->why));
 		return j;
 	}
-	jset(j, "lock_wait", wait_json(&l->pt.lock_wait));
+	jset(j, "lock_wait", hist_calls_json(&l->pt.lock_wait));
 	if (l->pt.write_calls >= 0)
-		jset(j, "write_wait", wait_json(&l->pt.write_wait));
+		jset(j, "write_wait", hist_calls_json(&l->pt.write_wait));
 	if (l->pt.sp_zaps >= 0)
 		jset(j, "worker_sp_zaps", json_integer(l->pt.sp_zaps));
 	return j;
