@@ -9,21 +9,39 @@ G1=(touch -v 1 -b 1g -s anonymous_hugetlb_1gb --guest-page 2m --touch 2m -i 1)
 # Two runs that raise the 2M pool at once, each held by a guest that
 # hangs until its watchdog ends it: the first raises it, the second,
 # which would outlive it, waits for the host's lock (without it, it would
-# read the first's raised value and put that back last).
+# read the first's raised value and put that back last).  The pool is
+# read with the host's lock held (host/util/cleanup.c), and the first is
+# known to hold it by the pid in the lock file, its arguments: another
+# file's run may hold the pool raised meanwhile (CI: "POOL after 10").
 POOL_SH='
 P=/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
+L=/tmp/mmubench.lock
+[ ! -d /run/lock ] || L=/run/lock/mmubench.lock
+exec 8>>$L
+lock() { ! command -v flock >/dev/null || flock $1 8; }
+A="-b 16m -s anonymous_hugetlb_2mb --reserve-hugepages --debug-action hang --watchdog 1"
+first_holds() {
+	h=$(cat $L)
+	[ -n "$h" ] && { tr "\0" " " </proc/$h/cmdline; } 2>/dev/null | grep -q -- "$A "
+}
+lock -x
 b=$(cat $P)
+lock -u
 echo "POOL before $b"
-mmubench touch -v 1 -b 16m -s anonymous_hugetlb_2mb --reserve-hugepages --debug-action hang --watchdog 1 >first.out 2>&1 &
+mmubench touch -v 1 $A >first.out 2>&1 &
 first=$!
 i=0
-while [ $i -lt 500 ] && [ "$(cat $P)" = "$b" ]; do sleep 0.01; i=$((i + 1)); done
+while [ $i -lt 6000 ] && ! { first_holds && [ "$(cat $P)" != "$b" ]; }; do sleep 0.01; i=$((i + 1)); done
 echo "POOL raised $(cat $P)"
+echo "FIRST pid $h"
 mmubench touch -v 1 -b 8m -s anonymous_hugetlb_2mb --reserve-hugepages --debug-action hang --watchdog 2 >second.out 2>&1
 echo "RESULT second rc=$?"
 wait $first
 echo "RESULT first rc=$?"
+lock -x
 echo "POOL after $(cat $P)"
+lock -u
+exec 8>&-
 grep "^mmubench: --reserve-hugepages: waiting" second.out
 '
 
@@ -183,7 +201,7 @@ touch_all_backings() { # VCPUS
 # first, named it, and the pool is back where it was.
 @test "two runs raising one hugetlb pool: the second waits for the first; the pool is put back" {
 	require_kvm
-	local before raised
+	local before raised first
 	batch kvm
 	assert_success
 	# Each ended by its watchdog, as asked.
@@ -193,7 +211,8 @@ touch_all_backings() { # VCPUS
 	raised=$(sed -n 's/^POOL raised //p' <<<"$output")
 	((raised > before)) || fail "the first run never raised the pool ($before -> $raised)"
 	assert_line "POOL after $before"
-	assert_line --regexp '^mmubench: --reserve-hugepages: waiting for another run \(pid [0-9]+\) to put the host.s settings back \(/(run/lock|tmp)/mmubench\.lock\)$'
+	first=$(sed -n 's/^FIRST pid //p' <<<"$output")
+	assert_line --regexp "^mmubench: --reserve-hugepages: waiting for another run \(pid $first\) to put the host.s settings back \(/(run/lock|tmp)/mmubench\.lock\)\$"
 }
 
 # nr_hugepages counts surplus pages in use: a run that put back what it
