@@ -55,6 +55,26 @@ int mmub_layout_compute(struct mmub_layout *l, u64 sys_base, u64 image_start,
 	return 0;
 }
 
+int mmub_layout_nested(struct mmub_layout *l, u64 l2_page)
+{
+	u64 p = l->pgtable + l->pgtable_size, sys_guess;
+
+	if (l2_page != MMUB_SZ_4K && l2_page != MMUB_SZ_2M &&
+	    l2_page != MMUB_SZ_1G)
+		return -1;
+	l->nested = p;
+	p += (u64)l->nr_vcpus * MMUB_NESTED_VCPU_SIZE;
+	l->npt = p;
+	/* As for the guest's own tables: the doorbell's from the slack. */
+	sys_guess = p - l->sys_base + 64 * MMUB_MIB;
+	l->npt_size = (mmub_pt_tables_needed(sys_guess, MMUB_SZ_4K) +
+		       mmub_pt_tables_needed(l->test_size, l2_page)) *
+		      MMUB_SZ_4K;
+	p += l->npt_size;
+	l->sys_end = mmub_align_up(p, MMUB_SZ_2M);
+	return l->test_gpa < l->sys_end ? -1 : 0;
+}
+
 void mmub_boot_info_init(struct mmub_boot_info *bi,
 			 const struct mmub_layout *l)
 {
@@ -70,4 +90,5 @@ void mmub_boot_info_init(struct mmub_boot_info *bi,
 	bi->ustack_gpa = l->ustack;
 	bi->heap_gpa = l->heap;
 	bi->heap_size = MMUB_HEAP_SIZE;
+	bi->nested_gpa = l->nested;
 }

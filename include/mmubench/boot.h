@@ -32,6 +32,15 @@
 #define MMUB_BOOT_STANDALONE	(1U << 0)
 /* Map the test memory executable (for the execute workload). */
 #define MMUB_BOOT_TEST_EXEC	(1U << 1)
+/*
+ * x86 --nested-guest: the guest is a hypervisor.  It enables SVM and runs
+ * the workload in its own L2 under VMRUN, with npt_root as the nested
+ * page table (the host built it: the guest's memory 1:1) and, per vCPU,
+ * a VMCB, a host save area and a stack at nested_gpa
+ * (MMUB_NESTED_VCPU_SIZE each).
+ */
+#define MMUB_BOOT_NESTED	(1U << 2)
+#define MMUB_NESTED_VCPU_SIZE	(3 * MMUB_SZ_4K)
 
 /*
  * x86: the doorbell is a 32-bit store of enum mmub_doorbell to this guest
@@ -67,7 +76,9 @@ struct mmub_boot_info {
 	u64 heap_gpa;
 	u64 heap_size;
 	u64 pgtable_root;
-	u64 reserved[6];
+	u64 npt_root;		/* MMUB_BOOT_NESTED: the L2's nested table */
+	u64 nested_gpa;		/* MMUB_BOOT_NESTED: the VMCBs */
+	u64 reserved[4];
 	struct mmub_workload wl;
 };
 
@@ -82,6 +93,9 @@ struct mmub_layout {
 	u64 heap;
 	u64 pgtable;
 	u64 pgtable_size;
+	u64 nested;		/* mmub_layout_nested(): the VMCBs, or 0 */
+	u64 npt;		/* and the nested page table's pool */
+	u64 npt_size;
 	u64 sys_end;
 	u64 test_gpa;
 	u64 test_size;
@@ -97,6 +111,13 @@ struct mmub_layout {
 int mmub_layout_compute(struct mmub_layout *l, u64 sys_base, u64 image_start,
 			u64 image_end, u32 nr_vcpus, u64 test_gpa,
 			u64 test_size, u64 guest_page);
+
+/*
+ * Make room for a nested guest (MMUB_BOOT_NESTED) after the page tables:
+ * the VMCBs and a pool for a nested page table mapping the system memory
+ * at 4K and the test memory at @l2_page.  Returns 0 or -1.
+ */
+int mmub_layout_nested(struct mmub_layout *l, u64 l2_page);
 
 void mmub_boot_info_init(struct mmub_boot_info *bi,
 			 const struct mmub_layout *l);

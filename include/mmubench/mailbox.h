@@ -49,7 +49,17 @@ struct mmub_fault {
 	u64 sp;
 	u64 flags;	/* RFLAGS / SPSR */
 	u64 cs;		/* CS selector (privilege of the faulting code) */
-	u64 reserved;
+	u64 kind;	/* MMUB_FAULT_* */
+};
+
+/*
+ * An exception, or (x86 --nested-guest) the guest's L2 exited to the
+ * guest: vector is then the SVM exit code, error and addr EXITINFO1 and
+ * EXITINFO2, pc, sp, flags and cs the L2's.
+ */
+enum mmub_fault_kind {
+	MMUB_FAULT_EXCEPTION = 0,
+	MMUB_FAULT_L2_EXIT = 1,
 };
 
 /* One record per pass, written by the guest before it acks. */

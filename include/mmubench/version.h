@@ -8,7 +8,7 @@
 #ifndef MMUBENCH_VERSION_H
 #define MMUBENCH_VERSION_H
 
-#define MMUB_BOOT_VERSION	3
+#define MMUB_BOOT_VERSION	4
 #define MMUB_NOTE_VERSION	1
 
 #endif

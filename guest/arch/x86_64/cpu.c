@@ -8,6 +8,7 @@
  */
 #include <mmubench/boot.h>
 #include "x86.h"
+#include "svm.h"
 #include "../../guest.h"
 
 struct x86_tss {
@@ -110,6 +111,8 @@ void x86_cpl0_init(struct mmub_boot_info *bi, u64 cpu)
 	asm volatile("lgdt %0" : : "m"(x86_gdt_desc));
 	asm volatile("lidt %0" : : "m"(idt));
 	asm volatile("ltr %w0" : : "r"(TSS_SEL(cpu)));
+	if (bi->flags & MMUB_BOOT_NESTED)
+		x86_nested_start(bi, cpu);
 
 	asm volatile("push %[ss]\n\t"
 		     "push %[usp]\n\t"
