@@ -17,6 +17,7 @@
 #include "util/util.h"
 #include "util/parse.h"
 #include "results/json.h"
+#include "kvm/kvm_dev.h"
 #include "kvm/prefault.h"
 #include "cli.h"
 
@@ -34,6 +35,8 @@ enum {
 	C_GUEST,
 	C_NO_LATENCY,
 	C_DEBUG_ACTION,
+	C_NESTED,
+	C_L2_PAGE,
 	C_HELP,
 };
 
@@ -84,6 +87,12 @@ static const struct opt common_opts[] = {
 	  "do not time each access in the guest" },
 	{ "debug-action", C_DEBUG_ACTION, required_argument, "A",
 	  "fault or hang on purpose (tests the error paths)" },
+	{ "nested-guest", C_NESTED, no_argument, NULL,
+	  "run the workload in an L2 of the guest's own, under SVM, so that "
+	  "KVM's shadow MMU serves it (x86_64, kvm_amd nested=1)" },
+	{ "l2-page", C_L2_PAGE, required_argument, "P",
+	  "with --nested-guest: the page size of the L2's nested table over "
+	  "the test memory: 4k, 2m, 1g (4k)" },
 	{ "help", C_HELP, no_argument, NULL, "this text" },
 	{ NULL },
 };
@@ -280,6 +289,15 @@ static void parse_common(struct common *c, int key, const char *arg,
 			    arg);
 		p->wl.action = (u32)a;
 		break;
+	case C_NESTED:
+		c->nested = true;
+		p->l2_page = c->l2_page ? c->l2_page : MMUB_SZ_4K;
+		break;
+	case C_L2_PAGE:
+		c->l2_page = parse_page("--l2-page", arg);
+		if (c->nested)
+			p->l2_page = c->l2_page;
+		break;
 	case C_HELP:
 		printf("usage: %s %s [options]\n\n", MMUB_NAME, s->name);
 		if (asprintf(&para, "%s.", s->help) < 0)
@@ -414,6 +432,38 @@ static void check_fits(const struct vm_params *p, u64 total)
 		    fmt_size((u64)pages * (u64)psize, b, sizeof(b)));
 }
 
+/*
+ * --nested-guest: what this KVM needs for it, asked before any VM, and
+ * the options it does not go with (their figures would not be the L2's).
+ */
+static void validate_nested(struct common *c)
+{
+	struct vm_params *p = &c->vm;
+	char why[256], a[32], b[32];
+
+	if (c->l2_page && !c->nested)
+		die("--l2-page: only with --nested-guest");
+	if (!c->nested)
+		return;
+	if (c->no_kvm)
+		die("--nested-guest: this run boots no guest on KVM "
+		    "(accepted: the KVM backend)");
+	if (p->backing == BACKING_GUEST_MEMFD)
+		die("--nested-guest: not with -s guest_memfd (private memory "
+		    "has no nested page table here)");
+	if (p->prefault)
+		die("--nested-guest: not with --prefault (KVM_PRE_FAULT_MEMORY "
+		    "maps the guest's TDP, never the L2's shadow)");
+	if (p->vcpu_bytes % p->l2_page)
+		die("-b %s: must be a multiple of --l2-page %s",
+		    fmt_size(p->vcpu_bytes, a, sizeof(a)),
+		    fmt_size(p->l2_page, b, sizeof(b)));
+	if (kvm_dev() < 0)
+		die("--nested-guest: /dev/kvm: %m");
+	if (!arch_supports_nested(kvm_dev(), p->l2_page, why, sizeof(why)))
+		die("--nested-guest: %s", why);
+}
+
 /* Cross-option checks: everything must divide evenly, or say why. */
 static void validate(struct common *c)
 {
@@ -454,6 +504,7 @@ static void validate(struct common *c)
 	for (u32 i = 0; p->pin[0] >= 0 && i < p->nr_vcpus; i++)
 		if (p->pin[i] < 0)
 			die("-c: %u CPUs listed for %u vCPUs", i, p->nr_vcpus);
+	validate_nested(c);
 	if (!p->guest)
 		p->guest = default_guest();
 	if (c->json && (why = json_path_unwritable(c->json)))

@@ -179,7 +179,7 @@ void report_header(const struct vm_params *c, const char *scenario)
 	       fmt_size(c->wl.stride, s, sizeof(s)), c->nr_slots,
 	       c->nr_slots > 1 ? "s" : "", w,
 	       c->wl.flags & MMUB_WL_RANDOM ? "random order" : "sequential",
-	       c->wl.fraction_ppm / 1e6, kvm_mmu_kind());
+	       c->wl.fraction_ppm / 1e6, vm_mmu_kind(c));
 }
 
 static void pass_row(const struct vm *vm, const char *name, const char *who,
@@ -421,6 +421,23 @@ const char *kvm_mmu_kind(void)
 								 "tdp_legacy";
 }
 
+/*
+ * The MMU of a run's workload: --nested-guest puts it in an L2, whose
+ * accesses KVM serves by shadowing the guest's nested page table.
+ */
+const char *vm_mmu_kind(const struct vm_params *p)
+{
+	static char buf[96];
+
+	if (!p->l2_page)
+		return kvm_mmu_kind();
+	snprintf(buf, sizeof(buf), "shadow_nested (the L2 under the guest's "
+		 "NPT at %s; the guest's own: %s)",
+		 p->l2_page == MMUB_SZ_4K ? "4K" :
+		 p->l2_page == MMUB_SZ_2M ? "2M" : "1G", kvm_mmu_kind());
+	return buf;
+}
+
 /* "4K/2M/1G 0/64/0" of what --prefault mapped; "n/a" without the stats. */
 static const char *prefault_pages(const struct vm_boot *b, char *buf,
 				  size_t len)
@@ -530,6 +547,9 @@ json_t *report_env(const struct vm *vm)
 	jset(env, "qemu", runner_says("qemu"));
 	jset(env, "cpus", json_integer(cpus_allowed()));
 	jset(env, "mmu", json_string(kvm_mmu_kind()));
+	if (vm->p.l2_page)
+		jset(env, "nested_guest", json_pack("{s:s, s:I}", "mmu",
+			"shadow_nested", "l2_page", (json_int_t)vm->p.l2_page));
 	jset(env, "mmubench_version", json_string(MMUB_VERSION));
 	jset(env, "guest_clock_hz", json_integer((json_int_t)vm->bi->clk_hz));
 	jset(env, "backing", json_string(backing_names[vm->p.backing]));

@@ -48,6 +48,7 @@ void phase_free(struct phase *p);
 
 /* x86: "tdp_mmu", "tdp_legacy" or "shadow"; arm64: "stage2". */
 const char *kvm_mmu_kind(void);
+const char *vm_mmu_kind(const struct vm_params *p);
 
 /* Guest clock cycles to nanoseconds. */
 double cycles_to_ns(const struct vm *vm, u64 cycles);

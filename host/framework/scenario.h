@@ -34,6 +34,8 @@ struct common {
 	const char *json;	/* --json */
 	u32 given;		/* GIVEN_*: which of them the user set */
 	bool no_kvm;		/* the scenario runs no KVM VM (--backend qemu) */
+	bool nested;		/* --nested-guest: vm.l2_page set by cli.c */
+	u64 l2_page;		/* --l2-page, 0 if not given */
 };
 
 #define GIVEN_BACKING	(1u << 0)

@@ -405,7 +405,7 @@ static int run(struct common *c)
 
 	printf("mmubench scale: each size, %u vCPU count%s, 4K and 2M pages; "
 	       "one VM each, MMU %s\n", o.nvcpus, o.nvcpus > 1 ? "s" : "",
-	       kvm_mmu_kind());
+	       vm_mmu_kind(&c->vm));
 	doc_begin(&doc, c, "scale", json_object());
 	ret = run_sweep(&doc, c, &s);
 	if (ret) {

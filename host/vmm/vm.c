@@ -123,6 +123,10 @@ static void setup_memory(struct vm *vm)
 				arch_test_gpa(), test_size, cfg->guest_page))
 		die("-b: %llu bytes per vCPU do not fit the layout (must be a "
 		    "multiple of --guest-page)", (unsigned long long)cfg->vcpu_bytes);
+	if (cfg->l2_page && mmub_layout_nested(l, cfg->l2_page))
+		die("-b/--l2-page: the nested page table for %llu bytes per "
+		    "vCPU does not fit below the test memory",
+		    (unsigned long long)cfg->vcpu_bytes);
 	if (l->sys_end > arch_doorbell_gpa())
 		die("-v/-b: the system memory (%llu MiB) reaches the doorbell "
 		    "at 0x%llx; use fewer vCPUs or less memory",
@@ -176,15 +180,41 @@ static void setup_memory(struct vm *vm)
  * two: the zero page, then its copy.  Where the call is missing, the
  * writes fault the pages in one by one, as before.
  */
-static void prefault_pool(struct vm *vm)
+static void prefault_pool(struct vm *vm, u64 gpa, u64 size)
 {
-	const struct mmub_layout *l = &vm->layout;
-	u8 *pool = vm_gpa_to_hva(vm, l->pgtable);
+	u8 *pool = vm_gpa_to_hva(vm, gpa);
 
-	if (madvise(pool, l->pgtable_size, MADV_POPULATE_WRITE) &&
+	if (madvise(pool, size, MADV_POPULATE_WRITE) &&
 	    errno != EINVAL)
 		die("madvise(MADV_POPULATE_WRITE) on the page-table pool: %s",
 		    strerror(errno));
+}
+
+/*
+ * --nested-guest: the L2's nested page table, the guest's memory 1:1 as
+ * its own tables map it (the test memory with --l2-page pages), and
+ * writable and executable everywhere, as a hypervisor maps its guest.
+ */
+static void build_nested_table(struct vm *vm)
+{
+	const struct mmub_layout *l = &vm->layout;
+	u32 all = MMUB_PROT_WRITE | MMUB_PROT_EXEC | MMUB_PROT_USER;
+	struct mmub_pt pt;
+
+	if (mmub_pt_init(&pt, arch_pt_fmt(), pt_gpa_to_ptr, vm, l->npt,
+			 l->npt_size))
+		die("nested page-table pool misplaced (bug)");
+	prefault_pool(vm, l->npt, l->npt_size);
+	pt.pool_zeroed = true;
+	if (mmub_pt_map(&pt, l->sys_base + MMUB_SZ_4K, l->sys_base + MMUB_SZ_4K,
+			vm->sys_size - MMUB_SZ_4K, MMUB_SZ_4K, all) ||
+	    mmub_pt_map(&pt, l->test_gpa, l->test_gpa, l->test_size,
+			vm->p.l2_page, all) ||
+	    arch_map_doorbell(&pt))
+		die("nested page-table pool too small (bug): %llu tables used",
+		    (unsigned long long)pt.tables);
+	vm->bi->flags |= MMUB_BOOT_NESTED;
+	vm->bi->npt_root = pt.root;
 }
 
 static void build_page_tables(struct vm *vm)
@@ -201,7 +231,7 @@ static void build_page_tables(struct vm *vm)
 	if (mmub_pt_init(&pt, arch_pt_fmt(), pt_gpa_to_ptr, vm, l->pgtable,
 			 l->pgtable_size))
 		die("page-table pool misplaced (bug)");
-	prefault_pool(vm);
+	prefault_pool(vm, l->pgtable, l->pgtable_size);
 	/* Fresh anonymous memory, faulted in for writing: zeros. */
 	pt.pool_zeroed = true;
 	/* Page 0 of the system memory stays unmapped to catch NULL. */
@@ -213,6 +243,8 @@ static void build_page_tables(struct vm *vm)
 		die("page-table pool too small (bug): %llu tables used",
 		    (unsigned long long)pt.tables);
 	vm->bi->pgtable_root = pt.root;
+	if (vm->p.l2_page)
+		build_nested_table(vm);
 }
 
 /* KVM_CAP_DIRTY_LOG_RING[_ACQ_REL]: before any vCPU exists. */

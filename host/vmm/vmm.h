@@ -59,6 +59,12 @@ struct vm_params {
 	/* arm64 eager splitting (KVM_CAP_ARM_EAGER_SPLIT_CHUNK_SIZE), if set */
 	bool eager_chunk_set;
 	u64 eager_chunk;
+	/*
+	 * --nested-guest: the guest runs the workload in its own L2 under
+	 * SVM, whose nested page table maps the test memory with pages of
+	 * this size; 0: the workload runs in the guest itself.
+	 */
+	u64 l2_page;
 };
 
 /* Guest memory backing (memory.c). */
@@ -305,6 +311,14 @@ u64 arch_doorbell_gpa(void);
 int arch_map_doorbell(struct mmub_pt *pt);
 /* Can the guest map its memory with @page pages on this CPU? (kvm_fd) */
 bool arch_supports_page(int kvm_fd, u64 page, char *why, size_t len);
+/*
+ * --nested-guest (arch/<arch>/nested.c): can the guest run its workload
+ * in an L2 of its own, mapped with @l2_page pages in its nested table?
+ * If not, @why says what is missing and how to get it.
+ */
+bool arch_supports_nested(int kvm_fd, u64 l2_page, char *why, size_t len);
+/* x86: does KVM offer SVM with nested paging (KVM_GET_SUPPORTED_CPUID)? */
+bool arch_cpuid_has_npt(int kvm_fd);
 void arch_describe_fault(const struct mmub_fault *f, char *buf, size_t len);
 
 #endif

@@ -356,7 +356,7 @@ int dirty_log_table(const struct common *c, const struct table_modes *t,
 	       "(rounded up to the row's page size), %u slot%s, MMU %s\n",
 	       c->vm.nr_vcpus, c->vm.nr_vcpus > 1 ? "s" : "",
 	       fmt_size(c->vm.vcpu_bytes, why, sizeof(why)), c->vm.nr_slots,
-	       c->vm.nr_slots > 1 ? "s" : "", kvm_mmu_kind());
+	       c->vm.nr_slots > 1 ? "s" : "", vm_mmu_kind(&c->vm));
 	doc_begin(&doc, c, "dirty-log", table_config(e));
 	s.ncells = NR_ROWS * nr_cols;
 	ret = run_sweep(&doc, c, &s);

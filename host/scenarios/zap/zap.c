@@ -135,7 +135,8 @@ static int run(struct common *c)
 	       "%llu K, MMU %s\n", c->vm.nr_vcpus, c->vm.nr_vcpus > 1 ? "s" : "",
 	       (unsigned long long)(c->vm.vcpu_bytes / MMUB_MIB),
 	       backing_names[c->vm.backing],
-	       (unsigned long long)(c->vm.guest_page / 1024), kvm_mmu_kind());
+	       (unsigned long long)(c->vm.guest_page / 1024),
+	       vm_mmu_kind(&c->vm));
 	zap_say_probes(&zo);
 	return run_all(c, "zap", json_pack("{s:s, s:i, s:s, s:b, s:b}", "zap",
 					   zo.name, "zap_count", zo.count,

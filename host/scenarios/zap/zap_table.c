@@ -130,7 +130,7 @@ int zap_table(const struct common *c, const struct zap_opts *zo,
 	       "%u invalidations per run, MMU %s\n", c->vm.nr_vcpus,
 	       c->vm.nr_vcpus > 1 ? "s" : "",
 	       (unsigned long long)(c->vm.vcpu_bytes / MMUB_MIB),
-	       backing_names[c->vm.backing], zo->count, kvm_mmu_kind());
+	       backing_names[c->vm.backing], zo->count, vm_mmu_kind(&c->vm));
 	zap_say_probes(zo);
 	doc_begin(&doc, c, "zap", json_pack("{s:s, s:i, s:b}", "table",
 					    *list ? list : "all",

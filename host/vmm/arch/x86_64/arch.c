@@ -32,8 +32,11 @@ const u16 arch_elf_machine = EM_X86_64;
 #define EFER_LMA	(1ULL << 10)
 #define EFER_NXE	(1ULL << 11)
 #define CPUID_PDPE1GB	(1U << 26)	/* 0x80000001 EDX */
+#define CPUID_SVM	(1U << 2)	/* 0x80000001 ECX */
+#define CPUID_NP	(1U << 0)	/* 0x8000000A EDX */
 
 static struct kvm_cpuid2 *supported_cpuid;
+static bool svm_offered;	/* KVM offers SVM: given on --nested-guest */
 
 u64 arch_sys_base(void)
 {
@@ -77,6 +80,7 @@ static struct kvm_cpuid_entry2 *cpuid_find(u32 fn, u32 index)
 
 static void load_cpuid(int kvm_fd)
 {
+	struct kvm_cpuid_entry2 *e;
 	u32 n = 256;
 
 	for (;;) {
@@ -86,12 +90,24 @@ static void load_cpuid(int kvm_fd)
 			die("out of memory");
 		supported_cpuid->nent = n;
 		if (!ioctl(kvm_fd, KVM_GET_SUPPORTED_CPUID, supported_cpuid))
-			return;
+			break;
 		if (errno != E2BIG)
 			die("KVM_GET_SUPPORTED_CPUID failed: %s", strerror(errno));
 		free(supported_cpuid);
 		n *= 2;
 	}
+	e = cpuid_find(0x80000001, 0);
+	svm_offered = e && (e->ecx & CPUID_SVM);
+}
+
+bool arch_cpuid_has_npt(int kvm_fd)
+{
+	struct kvm_cpuid_entry2 *e;
+
+	if (!supported_cpuid)
+		load_cpuid(kvm_fd);
+	e = cpuid_find(0x8000000a, 0);
+	return svm_offered && e && (e->edx & CPUID_NP);
 }
 
 bool arch_supports_page(int kvm_fd, u64 page, char *why, size_t len)
@@ -124,6 +140,13 @@ static void set_cpuid(struct vcpu *v)
 	/* Each vCPU gets its own initial APIC ID. */
 	if (e)
 		e->ebx = (e->ebx & 0x00ffffff) | (v->id << 24);
+	/* A guest that is no hypervisor is not offered SVM. */
+	e = cpuid_find(0x80000001, 0);
+	if (e && svm_offered) {
+		e->ecx &= ~CPUID_SVM;
+		if (v->vm->p.l2_page)
+			e->ecx |= CPUID_SVM;
+	}
 	if (ioctl(v->fd, KVM_SET_CPUID2, supported_cpuid))
 		die("KVM_SET_CPUID2 failed: %s", strerror(errno));
 }
@@ -257,8 +280,34 @@ static const char *vector_name(u64 v)
 	return v < 32 && names[v] ? names[v] : "?";
 }
 
+static const char *svm_exit_name(u64 code)
+{
+	switch (code) {
+	case 0x7f:
+		return "SHUTDOWN: the L2 triple-faulted";
+	case 0x400:
+		return "NPF: outside its nested page table";
+	case ~0ULL:
+		return "INVALID: VMRUN refused the VMCB";
+	default:
+		return "unexpected";
+	}
+}
+
 void arch_describe_fault(const struct mmub_fault *f, char *buf, size_t len)
 {
+	if (f->kind == MMUB_FAULT_L2_EXIT) {
+		snprintf(buf, len, "the L2 exited to the guest: SVM exit code "
+			 "0x%llx (%s), EXITINFO1 0x%llx, EXITINFO2 0x%llx, at "
+			 "L2 RIP 0x%llx, CPL%llu",
+			 (unsigned long long)f->vector,
+			 svm_exit_name(f->vector),
+			 (unsigned long long)f->error,
+			 (unsigned long long)f->addr,
+			 (unsigned long long)f->pc,
+			 (unsigned long long)(f->cs & 3));
+		return;
+	}
 	snprintf(buf, len, "vector %llu (%s) at RIP 0x%llx, CR2 0x%llx, "
 		 "error code 0x%llx, CPL%llu",
 		 (unsigned long long)f->vector, vector_name(f->vector),
