@@ -9,6 +9,7 @@
 #include "util/progress.h"
 #include "results/json.h"
 #include "framework/scenario.h"
+#include "framework/nested_mmu.h"
 
 int run_pass(struct vm *vm, struct run *r, const char *name, u32 gen)
 {
@@ -50,6 +51,8 @@ int run_one(struct doc *doc, const struct vm_params *vp,
 	    const struct run_hooks *h, u32 index, bool print)
 {
 	struct run r = { .json = json_object() };
+	struct nested_mmu nm;
+	bool nested;
 	struct vm vm;
 	int ret;
 
@@ -61,8 +64,14 @@ int run_one(struct doc *doc, const struct vm_params *vp,
 	ret = vm_start(&vm);
 	if (!ret && print)
 		report_boot(&vm, index, doc->c->repeat);
+	nested = !ret && vp->l2_page;
+	if (nested)
+		nested_mmu_begin(&nm, &vm);
 	if (!ret)
 		ret = h->once(&vm, &r, index, h->arg);
+	/* Also after a failed run: the counts say what the L2 got to. */
+	if (nested && nested_mmu_end(&nm, &vm, r.json, print))
+		ret = -1;
 	if (!ret) {
 		if (print)
 			report_stats(&vm, r.ph, r.nph);
