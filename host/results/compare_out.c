@@ -196,6 +196,18 @@ static void print_metric(const struct compare *c, const struct metric *m)
 		print_runs(c, &m->rows[i]);
 }
 
+/* --nested-guest: the MMU of the workload, in its L2, then the guest's. */
+static const char *side_mmu(const struct side *s, char *buf, size_t len)
+{
+	json_t *env = json_object_get(s->doc, "env");
+
+	if (!json_object_get(env, "nested_guest"))
+		return env_str(s, "mmu");
+	snprintf(buf, len, "shadow_nested (the L2; the guest's: %s)",
+		 env_str(s, "mmu"));
+	return buf;
+}
+
 static void print_side(const struct side *s, int i)
 {
 	const char ab[2] = { side_letter(i), 0 };
@@ -206,11 +218,13 @@ static void print_side(const struct side *s, int i)
 	/* KVM as a module of Debian's image names its series itself. */
 	const char *kvm = env_str(s, "kvm_module");
 	bool mod = strcmp(kvm, "?");
+	char mmu[96];
 
 	printf("  %s%s%s: %s, %zu run%s, kernel %s%s%s, MMU %s%s%s\n", ab,
 	       named ? " = " : "", named ? s->label : "", s->file, s->runs,
 	       s->runs > 1 ? "s" : "", env_str(s, "kernel"),
-	       mod ? " + kvm " : "", mod ? kvm : "", env_str(s, "mmu"),
+	       mod ? " + kvm " : "", mod ? kvm : "",
+	       side_mmu(s, mmu, sizeof(mmu)),
 	       say ? ", clock " : "", say ? clock : "");
 }
 
