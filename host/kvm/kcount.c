@@ -2,11 +2,13 @@
 /* Counting kprobes through perf (kcount.h). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
+#include "util/util.h"
 #include "kvm/kcount.h"
 #include "kvm/probes.h"
 
@@ -14,15 +16,10 @@
 
 static int kprobe_pmu(void)
 {
-	FILE *f = fopen(KPROBE_PMU_TYPE, "r");
-	int type = -1;
+	u64 type;
 
-	if (!f)
-		return -1;
-	if (fscanf(f, "%d", &type) != 1)
-		type = -1;
-	fclose(f);
-	return type;
+	return read_sysfs_u64(KPROBE_PMU_TYPE, &type) || type > INT32_MAX ?
+	       -1 : (int)type;
 }
 
 static int open_on(int type, const char *func, int cpu)
