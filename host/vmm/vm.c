@@ -191,60 +191,58 @@ static void prefault_pool(struct vm *vm, u64 gpa, u64 size)
 }
 
 /*
- * --nested-guest: the L2's nested page table, the guest's memory 1:1 as
- * its own tables map it (the test memory with --l2-page pages), and
- * writable and executable everywhere, as a hypervisor maps its guest.
+ * One identity map of the guest's memory, its tables from the pool
+ * [@pool, @pool + @size) (@what names it): the system memory at 4K with
+ * @sys_prot, the test memory in @test_page pages with @test_prot, and
+ * the doorbell.  Returns its root.
  */
-static void build_nested_table(struct vm *vm)
+static u64 map_guest_memory(struct vm *vm, u64 pool, u64 size, u32 sys_prot,
+			    u64 test_page, u32 test_prot, const char *what)
 {
 	const struct mmub_layout *l = &vm->layout;
-	u32 all = MMUB_PROT_WRITE | MMUB_PROT_EXEC | MMUB_PROT_USER;
 	struct mmub_pt pt;
 
-	if (mmub_pt_init(&pt, arch_pt_fmt(), pt_gpa_to_ptr, vm, l->npt,
-			 l->npt_size))
-		die("nested page-table pool misplaced (bug)");
-	prefault_pool(vm, l->npt, l->npt_size);
+	if (mmub_pt_init(&pt, arch_pt_fmt(), pt_gpa_to_ptr, vm, pool, size))
+		die("%s pool misplaced (bug)", what);
+	prefault_pool(vm, pool, size);
+	/* Fresh anonymous memory, faulted in for writing: zeros. */
 	pt.pool_zeroed = true;
+	/* Page 0 of the system memory stays unmapped to catch NULL. */
 	if (mmub_pt_map(&pt, l->sys_base + MMUB_SZ_4K, l->sys_base + MMUB_SZ_4K,
-			vm->sys_size - MMUB_SZ_4K, MMUB_SZ_4K, all) ||
+			vm->sys_size - MMUB_SZ_4K, MMUB_SZ_4K, sys_prot) ||
 	    mmub_pt_map(&pt, l->test_gpa, l->test_gpa, l->test_size,
-			vm->p.l2_page, all) ||
+			test_page, test_prot) ||
 	    arch_map_doorbell(&pt))
-		die("nested page-table pool too small (bug): %llu tables used",
+		die("%s pool too small (bug): %llu tables used", what,
 		    (unsigned long long)pt.tables);
-	vm->bi->flags |= MMUB_BOOT_NESTED;
-	vm->bi->npt_root = pt.root;
+	return pt.root;
 }
 
+/*
+ * The guest's own tables and, for --nested-guest, its L2's nested page
+ * table: the same memory 1:1 (the test memory with --l2-page pages),
+ * writable and executable everywhere, as a hypervisor maps its guest.
+ */
 static void build_page_tables(struct vm *vm)
 {
 	const struct mmub_layout *l = &vm->layout;
 	u32 sys = MMUB_PROT_WRITE | MMUB_PROT_EXEC | MMUB_PROT_USER;
 	u32 test = MMUB_PROT_WRITE | MMUB_PROT_USER;
-	struct mmub_pt pt;
 
 	if (mmub_wl_executes(&vm->p.wl)) {
 		test |= MMUB_PROT_EXEC;
 		vm->bi->flags |= MMUB_BOOT_TEST_EXEC;
 	}
-	if (mmub_pt_init(&pt, arch_pt_fmt(), pt_gpa_to_ptr, vm, l->pgtable,
-			 l->pgtable_size))
-		die("page-table pool misplaced (bug)");
-	prefault_pool(vm, l->pgtable, l->pgtable_size);
-	/* Fresh anonymous memory, faulted in for writing: zeros. */
-	pt.pool_zeroed = true;
-	/* Page 0 of the system memory stays unmapped to catch NULL. */
-	if (mmub_pt_map(&pt, l->sys_base + MMUB_SZ_4K, l->sys_base + MMUB_SZ_4K,
-			vm->sys_size - MMUB_SZ_4K, MMUB_SZ_4K, sys) ||
-	    mmub_pt_map(&pt, l->test_gpa, l->test_gpa, l->test_size,
-			l->guest_page, test) ||
-	    arch_map_doorbell(&pt))
-		die("page-table pool too small (bug): %llu tables used",
-		    (unsigned long long)pt.tables);
-	vm->bi->pgtable_root = pt.root;
-	if (vm->p.l2_page)
-		build_nested_table(vm);
+	vm->bi->pgtable_root = map_guest_memory(vm, l->pgtable,
+						l->pgtable_size, sys,
+						l->guest_page, test,
+						"page-table");
+	if (!vm->p.l2_page)
+		return;
+	vm->bi->npt_root = map_guest_memory(vm, l->npt, l->npt_size, sys,
+					    vm->p.l2_page, sys,
+					    "nested page-table");
+	vm->bi->flags |= MMUB_BOOT_NESTED;
 }
 
 /* KVM_CAP_DIRTY_LOG_RING[_ACQ_REL]: before any vCPU exists. */
