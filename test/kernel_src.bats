@@ -5,8 +5,8 @@
 # by lib/kernel/build.sh --kernel-src.  Seed 001 is the change: its 6.12
 # port as a commit, or as the mbox git format-patch wrote, must show the
 # effect test/unlink_empty_tables.bats shows on patches/6.12 (TDP MMU page
-# tables freed during same-range zaps: none on the original, 2 or more
-# with v2, none with the no-unlink control).
+# tables freed during same-range zaps: none on the original, 1 or more
+# with v2, none with the no-unlink control; why not 2: that file).
 #
 # Both sources are Debian's 6.12 in content, so their first side reuses
 # the 6.12 original test/kernels.bats built and every other side is an
@@ -57,7 +57,7 @@ v2	$c1"
 	fa=$(freed "$out/runs/A-1.json") fb=$(freed "$out/runs/B-1.json")
 	echo "# git tree: tables freed: original $fa, v2 $fb" >&3
 	assert_equal "$fa" 0
-	((fb >= 2)) || fail "the v2 commit's kernel freed $fb tables, expected >= 2"
+	((fb >= 1)) || fail "the v2 commit's kernel freed $fb tables, expected >= 1"
 	run grep -c -- "--kernel-src $repo --sides original=HEAD~1\\\\,v2=HEAD" "$out/command.txt"
 	assert_output 1
 }
@@ -84,7 +84,7 @@ v2	$c1"
 	fc=$(freed "$out/runs/C-1.json")
 	echo "# tarball: tables freed: original $fa, v2 $fb, control $fc" >&3
 	assert_equal "$fa" 0
-	((fb >= 2)) || fail "the v2 mbox's kernel freed $fb tables, expected >= 2"
+	((fb >= 1)) || fail "the v2 mbox's kernel freed $fb tables, expected >= 1"
 	# The control's second message undoes what its first (v2) does: a
 	# control that frees tables would be its first message alone.
 	assert_equal "$fc" 0

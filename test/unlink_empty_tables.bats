@@ -63,7 +63,11 @@ effect() {
 		"$(json_val "$b" .results.runs[0].zap.kernel_zap_total_ms) vs" \
 		"$(json_val "$c" .results.runs[0].zap.kernel_zap_total_ms)" >&3
 	assert_equal "$fa" 0
-	(( fb >= 2 )) || fail "patched $base kernel freed $fb tables, expected >= 2"
+	# v2 unlinks a leaf table only in a zap that finds it already empty,
+	# so a table the vCPU refaults between every two zaps is never freed:
+	# 1 of the range's 2 under host load (5 runs in 26), 2 or more
+	# otherwise (docs/findings/suite-time.md, 2026-12-08).
+	(( fb >= 1 )) || fail "patched $base kernel freed $fb tables, expected >= 1"
 	# The control walks with v2's iterator and keeps every table.
 	assert_equal "$fc" "$fa"
 	# Every kernel kept every refault's data right.
