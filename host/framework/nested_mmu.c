@@ -47,30 +47,22 @@ void nested_mmu_begin(struct nested_mmu *m, struct vm *vm)
 	char why[160];
 
 	memset(m, 0, sizeof(*m));
+	/*
+	 * The others may be missing ("n/a"); without the shadow MMU's
+	 * fault, none of them counts.
+	 */
 	for (u32 i = 0; i < NESTED_MMU_PROBES; i++) {
-		if (!kcount_open(&m->k[i], probe_func(&nested_mmu_defs[i]),
-				 why, sizeof(why)) || i != NM_SHADOW_FAULT)
-			continue;
-		/* Without the shadow MMU's fault, none of them counts. */
-		snprintf(m->why, sizeof(m->why), "%s", why);
-		break;
+		if (kcount_open(&m->k[i], probe_func(&nested_mmu_defs[i]),
+				why, sizeof(why)) && i == NM_SHADOW_FAULT) {
+			snprintf(m->why, sizeof(m->why), "%s", why);
+			break;
+		}
 	}
 	if (*m->why)
 		for (u32 i = 0; i < NESTED_MMU_PROBES; i++)
 			kcount_close(&m->k[i]);
 	if (snap_take(vm, &m->s0))
 		die("--nested-guest: reading KVM's stats failed");
-}
-
-static s64 stat_delta(struct vm *vm, const struct snap *a,
-		      const struct snap *b, bool vcpu, const char *name)
-{
-	u64 x, y;
-
-	if (!snap_stat(vm, a, vcpu, name, &x) ||
-	    !snap_stat(vm, b, vcpu, name, &y))
-		return -1;
-	return (s64)(y - x);
 }
 
 /* A count, or "n/a" where its function is not in this kernel. */
@@ -134,7 +126,8 @@ int nested_mmu_end(struct nested_mmu *m, struct vm *vm, json_t *run,
 	if (snap_take(vm, &s1))
 		die("--nested-guest: reading KVM's stats failed");
 	runs = snap_stat(vm, &s1, true, "nested_run", &v) ? (s64)v : -1;
-	sps = stat_delta(vm, &m->s0, &s1, false, "mmu_cache_miss");
+	if (!snap_stat_delta(vm, &m->s0, &s1, false, "mmu_cache_miss", &sps))
+		sps = -1;
 	snap_free(&m->s0);
 	snap_free(&s1);
 	if (print)

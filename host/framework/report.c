@@ -68,16 +68,23 @@ bool snap_stat(const struct vm *vm, const struct snap *s, bool vcpu,
 	return true;
 }
 
-bool phase_stat_delta(const struct vm *vm, const struct phase *p, bool vcpu,
-		      const char *name, s64 *delta)
+bool snap_stat_delta(const struct vm *vm, const struct snap *from,
+		     const struct snap *to, bool vcpu, const char *name,
+		     s64 *delta)
 {
 	u64 a, b;
 
-	if (!snap_stat(vm, &p->before, vcpu, name, &a) ||
-	    !snap_stat(vm, &p->after, vcpu, name, &b))
+	if (!snap_stat(vm, from, vcpu, name, &a) ||
+	    !snap_stat(vm, to, vcpu, name, &b))
 		return false;
 	*delta = (s64)(b - a);
 	return true;
+}
+
+bool phase_stat_delta(const struct vm *vm, const struct phase *p, bool vcpu,
+		      const char *name, s64 *delta)
+{
+	return snap_stat_delta(vm, &p->before, &p->after, vcpu, name, delta);
 }
 
 s64 phase_stat_or(const struct vm *vm, const struct phase *p, bool vcpu,

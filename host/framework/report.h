@@ -35,6 +35,10 @@ void snap_free(struct snap *s);
 /* A stat in @s (vCPU side summed if @vcpu); false if the kernel lacks it. */
 bool snap_stat(const struct vm *vm, const struct snap *s, bool vcpu,
 	       const char *name, u64 *val);
+/* Its change from @from to @to; false if the kernel lacks it. */
+bool snap_stat_delta(const struct vm *vm, const struct snap *from,
+		     const struct snap *to, bool vcpu, const char *name,
+		     s64 *delta);
 /* Its change over phase @p; false if the kernel lacks it. */
 bool phase_stat_delta(const struct vm *vm, const struct phase *p, bool vcpu,
 		      const char *name, s64 *delta);
